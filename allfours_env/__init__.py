@@ -1,0 +1,35 @@
+"""allfours: the All Fours family of card games (Seven Up, All Fours, Trinidad, Blind All Fours)
+as a fast rules engine and a PettingZoo AEC environment.
+
+The rules core (``cards``, ``rules``, ``actions``, ``engine``, ``record``, ``knowledge``) needs only
+the standard library; ``env``/``raw_env`` (PettingZoo) and ``wrappers`` (Gymnasium) load numpy,
+Gymnasium and PettingZoo on first use.
+"""
+
+from allfours_env.actions import NUM_ACTIONS, action_to_str, str_to_action
+from allfours_env.cards import card_str, parse_card, parse_cards, parse_deck
+from allfours_env.engine import PHASE_NAMES, Game, IllegalActionError
+from allfours_env.record import RecordError, load_record, replay, save_record
+from allfours_env.rules import PRESETS, Rules, RulesError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "NUM_ACTIONS",
+    "PHASE_NAMES",
+    "PRESETS",
+    "Game",
+    "IllegalActionError",
+    "RecordError",
+    "Rules",
+    "RulesError",
+    "action_to_str",
+    "card_str",
+    "load_record",
+    "parse_card",
+    "parse_cards",
+    "parse_deck",
+    "replay",
+    "save_record",
+    "str_to_action",
+]

@@ -1,0 +1,97 @@
+"""The one action layout shared by the engine, every preset and every player count.
+
+Action ids never change meaning between presets, player counts or versions, so a saved policy keeps
+working. Ids of later (round-2) presets are reserved now.
+
+=========  =====  ==============================================  ======================
+ids        count  meaning                                          phase
+=========  =====  ==============================================  ======================
+0          1      ``stand`` — accept the proposed trump            beg (eldest, P2)
+1          1      ``beg`` — ask for another trump                  beg (eldest, P2)
+2          1      ``gift`` — give the beggar a point               gift_or_run (dealer, P3)
+3          1      ``run`` — run the cards                          gift_or_run (dealer, P3)
+4–56       53     ``discard XX`` — discard card id ``a - 4``       discard (P5); 56 = JK
+57–109     53     ``play XX`` — play card id ``a - 57``            play (P6, P8); 109 = JK
+110        1      ``pass`` (reserved: auction presets)             bid
+111–115    5      ``bid N`` for N = 1..5 (reserved)                bid
+116        1      ``hold`` (reserved: dealer takes the bid)        bid
+=========  =====  ==============================================  ======================
+
+Card ids are those of :mod:`allfours_env.cards` (``suit * 13 + rank``, JK = 52).
+"""
+
+from __future__ import annotations
+
+from allfours_env.cards import NUM_CARD_IDS, card_str, parse_card
+
+STAND, BEG, GIFT, RUN = 0, 1, 2, 3
+DISCARD_BASE = 4
+PLAY_BASE = DISCARD_BASE + NUM_CARD_IDS  # 57
+PASS = PLAY_BASE + NUM_CARD_IDS  # 110
+BID_BASE = PASS + 1  # 111 is "bid 1"
+MAX_BID = 5
+HOLD = BID_BASE + MAX_BID  # 116
+NUM_ACTIONS = HOLD + 1  # 117
+
+_WORDS = {STAND: "stand", BEG: "beg", GIFT: "gift", RUN: "run", PASS: "pass", HOLD: "hold"}
+_IDS_BY_WORD = {word: action for action, word in _WORDS.items()}
+
+
+def discard_action(card: int) -> int:
+    """The action id that discards ``card``."""
+    return DISCARD_BASE + card
+
+
+def play_action(card: int) -> int:
+    """The action id that plays ``card``."""
+    return PLAY_BASE + card
+
+
+def action_card(action: int) -> int | None:
+    """The card a discard or play action moves, or ``None`` for any other action."""
+    if DISCARD_BASE <= action < PLAY_BASE:
+        return action - DISCARD_BASE
+    if PLAY_BASE <= action < PASS:
+        return action - PLAY_BASE
+    return None
+
+
+def action_to_str(action: int) -> str:
+    """Return the text form of an action id: ``stand``, ``beg``, ``gift``, ``run``, ``discard XX``,
+    ``play XX``, ``pass``, ``bid N`` or ``hold``."""
+    if not isinstance(action, int) or isinstance(action, bool):
+        try:
+            action = action.__index__()
+        except AttributeError:
+            raise TypeError(f"an action id is an integer, got {type(action).__name__}") from None
+    if action in _WORDS:
+        return _WORDS[action]
+    if DISCARD_BASE <= action < PLAY_BASE:
+        return "discard " + card_str(action - DISCARD_BASE)
+    if PLAY_BASE <= action < PASS:
+        return "play " + card_str(action - PLAY_BASE)
+    if BID_BASE <= action < HOLD:
+        return f"bid {action - BID_BASE + 1}"
+    raise ValueError(f"action id {action} is out of range: ids are 0..{NUM_ACTIONS - 1}")
+
+
+def str_to_action(text: str) -> int:
+    """Return the action id of its text form (the inverse of :func:`action_to_str`)."""
+    if not isinstance(text, str):
+        raise TypeError(f"an action's text form is a string, got {type(text).__name__}")
+    if text in _IDS_BY_WORD:
+        return _IDS_BY_WORD[text]
+    verb, _, arg = text.partition(" ")
+    try:
+        if verb == "discard":
+            return discard_action(parse_card(arg))
+        if verb == "play":
+            return play_action(parse_card(arg))
+    except ValueError as err:
+        raise ValueError(f"{text!r} is not an action: {err}") from None
+    if verb == "bid" and arg.isdigit() and 1 <= int(arg) <= MAX_BID:
+        return BID_BASE + int(arg) - 1
+    raise ValueError(
+        f"{text!r} is not an action: write one of 'stand', 'beg', 'gift', 'run', 'discard XX', "
+        f"'play XX' (XX a card such as 'AS'), 'pass', 'bid N' (N = 1..{MAX_BID}) or 'hold'"
+    )

@@ -1,0 +1,173 @@
+"""Cards, their text form, and bit-set helpers (RULES.md §1).
+
+A card is a small integer ``suit * 13 + rank``:
+
+* suits ``C D H S`` are 0..3, ranks ``2 3 4 5 6 7 8 9 T J Q K A`` are 0..12 (R1: higher index
+  is higher rank), so ``2C`` is 0, ``AC`` is 12, ``2D`` is 13 and ``AS`` is 51;
+* the joker ``JK`` (only used by the round-2 preset ``pitch_with_joker``) is 52.
+
+A *set* of cards (a hand, a trick, the cards captured by a side) is an ``int`` bit set: card ``c``
+is in the set when bit ``c`` is 1. All four suits of a 52-card pack fit in 52 bits, one 13-bit
+block per suit, so "the hearts in this hand" is ``hand & SUIT_MASKS[HEARTS]`` and "the highest
+heart" is ``(hand & SUIT_MASKS[HEARTS]).bit_length() - 1``.
+
+This module imports nothing from the project and nothing outside the standard library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+
+NUM_SUITS = 4
+NUM_RANKS = 13
+NUM_CARDS = 52  # the plain pack
+JOKER = 52  # the joker's id, one past the plain pack
+NUM_CARD_IDS = 53  # ids 0..52, the joker included
+
+JACK_RANK = RANKS.index("J")
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS))
+FULL_PACK = (1 << NUM_CARDS) - 1
+
+#: Card points for Game (R4): A=4, K=3, Q=2, J=1, T=10, every other card 0, in every suit.
+RANK_GAME_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
+CARD_GAME_POINTS = tuple(
+    RANK_GAME_POINTS.get(RANKS[c % NUM_RANKS], 0) for c in range(NUM_CARDS)
+) + (0,)
+
+
+def make_card(rank: int, suit: int) -> int:
+    """Return the id of the card of ``rank`` (0 = two .. 12 = ace) and ``suit`` (0..3)."""
+    return suit * NUM_RANKS + rank
+
+
+def suit_of(card: int) -> int:
+    """Return the suit (0..3) of a plain card."""
+    return card // NUM_RANKS
+
+
+def rank_of(card: int) -> int:
+    """Return the rank (0 = two .. 12 = ace) of a plain card."""
+    return card % NUM_RANKS
+
+
+def jack_of(suit: int) -> int:
+    """Return the id of the jack of ``suit``."""
+    return suit * NUM_RANKS + JACK_RANK
+
+
+def card_str(card: int) -> str:
+    """Return the text form of a card id, e.g. ``51 -> 'AS'``, ``52 -> 'JK'``."""
+    if card == JOKER:
+        return "JK"
+    if not 0 <= card < NUM_CARDS:
+        raise ValueError(f"card id {card!r} is out of range: card ids are 0..{JOKER}")
+    return RANKS[card % NUM_RANKS] + SUITS[card // NUM_RANKS]
+
+
+_CARD_BY_TEXT = {card_str(c): c for c in range(NUM_CARD_IDS)}
+
+
+def parse_card(text: str) -> int:
+    """Return the id of a card written rank-then-suit (``'TD'``, ``'AS'``, ``'7H'``, ``'JK'``).
+
+    Only the canonical upper-case form is accepted; anything else raises a ``ValueError`` that says
+    what the canonical form would be, when one can be guessed.
+    """
+    card = _CARD_BY_TEXT.get(text) if isinstance(text, str) else None
+    if card is not None:
+        return card
+    raise ValueError(_bad_card_message(text))
+
+
+def _bad_card_message(text: object) -> str:
+    if not isinstance(text, str):
+        return f"a card must be written as a string like 'AS', got {type(text).__name__} {text!r}"
+    hint = ""
+    stripped = text.strip()
+    if stripped.upper() in _CARD_BY_TEXT:
+        hint = f" (did you mean {stripped.upper()!r}?)"
+    elif stripped.upper().startswith("10") and len(stripped) == 3:
+        hint = f" (the ten is written T: {('T' + stripped[2]).upper()!r})"
+    elif len(stripped) == 2 and stripped[1].upper() in RANKS and stripped[0].upper() in SUITS:
+        hint = f" (rank comes first: {(stripped[1] + stripped[0]).upper()!r})"
+    return (
+        f"{text!r} is not a card{hint}: write rank then suit, ranks {' '.join(RANKS)}, "
+        f"suits {' '.join(SUITS)} (e.g. 'TD', 'AS', '7H'; the joker is 'JK')"
+    )
+
+
+def parse_cards(texts: str | Iterable[str]) -> list[int]:
+    """Parse several cards: a whitespace-separated string (``'KC 4C AD'``) or an iterable of strings."""
+    if isinstance(texts, str):
+        texts = texts.split()
+    return [parse_card(t) for t in texts]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """Return the bit set holding ``cards``."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def cards_of(mask: int) -> list[int]:
+    """Return the card ids in bit set ``mask``, lowest id first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_str(mask: int) -> str:
+    """Return the cards of a bit set as text, grouped by suit, high card first (``'AS 9S KH 2C'``)."""
+    out = []
+    for s in reversed(range(NUM_SUITS)):
+        in_suit = cards_of(mask & SUIT_MASKS[s])
+        out.extend(card_str(c) for c in reversed(in_suit))
+    if mask >> NUM_CARDS & 1:
+        out.append("JK")
+    return " ".join(out)
+
+
+def parse_deck(deck: Iterable[str] | Iterable[int], *, size: int = NUM_CARDS) -> list[int]:
+    """Validate and parse a deck given top card first: ``size`` distinct cards, as text or ids.
+
+    Raises ``ValueError`` naming the problem (wrong count, a duplicate, an unknown card).
+    """
+    if isinstance(deck, str):
+        raise ValueError("a deck must be a list of cards such as ['AS', 'TD', ...], not one string")
+    cards: list[int] = []
+    for i, item in enumerate(deck):
+        if isinstance(item, str):
+            try:
+                card = parse_card(item)
+            except ValueError as err:
+                raise ValueError(f"deck position {i}: {err}") from None
+        elif isinstance(item, int) and not isinstance(item, bool) and 0 <= item < NUM_CARD_IDS:
+            card = item
+        else:
+            raise ValueError(f"deck position {i}: {item!r} is not a card (use text like 'AS')")
+        cards.append(card)
+    if len(cards) != size:
+        raise ValueError(f"a deck must hold exactly {size} cards, this one holds {len(cards)}")
+    seen: dict[int, int] = {}
+    for i, card in enumerate(cards):
+        if card in seen:
+            raise ValueError(
+                f"deck holds {card_str(card)} twice (positions {seen[card]} and {i}); "
+                f"every card of the pack must appear exactly once"
+            )
+        seen[card] = i
+    if size == NUM_CARDS and JOKER in seen:
+        raise ValueError("deck holds the joker JK, but this game uses the 52-card pack without it")
+    return cards

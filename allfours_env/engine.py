@@ -1,0 +1,657 @@
+"""The hand and game state machine of RULES.md §3 (P1–P8), scoring R7–R10.
+
+A :class:`Game` runs one game to the target: it deals, turns up, scores and rotates the deal by
+itself (chance is internal and driven by a seeded ``random.Random``) and stops at every decision.
+A decision is exposed as ``(game.current_player, game.legal_actions())``; the caller answers with
+``game.apply(action)`` using the ids of :mod:`allfours_env.actions`. A decision with one legal
+action (a blocked gift, a forced card) is still a decision.
+
+Everything that happens is appended to ``game.log`` as small tuples ``(kind, who, value)``:
+
+===============  =======================  ==================================================
+kind             who                      value
+===============  =======================  ==================================================
+``deal``         the dealer               the deal number (0, 1, ...; redeals count)
+``turnup``       the dealer               the card turned up (P1, P4)
+``act``          the acting seat          the action id of the decision
+``trump``        -1                       the trump suit, once it is fixed
+``trick``        the trick's winner       the bit set of the trick's cards (R2)
+``award``        the side scoring         ``(kind, points)``; kinds of RULES.md §3
+``thrown_in``    the dealer               ``None`` (P4: the pack ran out during a run)
+``hand_end``     the dealer               the hand number of the completed hand
+``game_over``    the winning side         the final scores
+===============  =======================  ==================================================
+
+The log is the god's-eye view (it holds every discard): observers must filter it. The game record
+(:meth:`Game.record`, :func:`allfours_env.record.replay`) is built from it.
+
+Hands and card sets are ``int`` bit sets (see :mod:`allfours_env.cards`); this module imports
+nothing outside the standard library.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from allfours_env.actions import (
+    BEG,
+    DISCARD_BASE,
+    GIFT,
+    PLAY_BASE,
+    RUN,
+    STAND,
+    action_to_str,
+)
+from allfours_env.cards import (
+    CARD_GAME_POINTS,
+    NUM_CARDS,
+    NUM_RANKS,
+    RANKS,
+    SUIT_MASKS,
+    jack_of,
+    mask_str,
+    parse_deck,
+)
+from allfours_env.rules import Rules
+
+BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER = range(5)
+PHASE_NAMES = ("beg", "gift_or_run", "discard", "play", "game_over")
+
+_SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
+_RANK_OF = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
+_BEG_ACTIONS = (STAND, BEG)
+_GIFT_ACTIONS = (GIFT, RUN)
+_RUN_ONLY = (RUN,)
+# Trick-winning keys (R1, R2): a trump beats every card of the suit led, which beats every other card.
+_TRUMP_KEY, _LED_KEY = 32, 16
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the state is left unchanged."""
+
+
+def _action_ids(mask: int, base: int) -> tuple[int, ...]:
+    """The action ids ``base + card`` of every card in bit set ``mask``, lowest card first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(base + low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
+
+
+class Game:
+    """One game of the All Fours family, from the first deal to the winning point.
+
+    ``Game(rules, seed=0)`` deals at once and stops at the first decision. ``rules`` defaults to
+    ``Rules.make()`` (seven_up, 2 players). ``dealer`` fixes the first dealer (otherwise drawn from
+    the seeded RNG); ``decks`` stacks the packs of the first deals (each a list of 52 cards, ``deck[0]``
+    the top card, consumed one per deal, redeals included) — after them the RNG shuffles.
+    """
+
+    __slots__ = (
+        "rules",
+        "seed",
+        "n",
+        "num_sides",
+        "sides",
+        "target",
+        "rng",
+        "_stacked",
+        "first_dealer",
+        "log",
+        "decks",
+        "awards",
+        "scores",
+        "winner",
+        "phase",
+        "current_player",
+        "dealer",
+        "eldest",
+        "hand_number",
+        "hands",
+        "discards",
+        "start_hands",
+        "deck",
+        "pos",
+        "turnups",
+        "proposed",
+        "trump",
+        "trump_mask",
+        "jack_bit",
+        "captured",
+        "captured_points",
+        "jack_winner",
+        "trick_cards",
+        "trick_mask",
+        "trick_points",
+        "led",
+        "led_mask",
+        "win_seat",
+        "win_key",
+        "hand_award_start",
+        "_legal",
+        "_turnup_points",
+        "_hand_size",
+        "_undertrump_banned",
+        "_first_lead",
+    )
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        seed: int | None = None,
+        dealer: int | None = None,
+        decks: Iterable[Sequence[str] | Sequence[int]] | None = None,
+    ) -> None:
+        rules = Rules.make() if rules is None else rules
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules (see Rules.make), got {type(rules).__name__}")
+        self.rules = rules
+        self.seed = seed
+        self.n = n = rules.num_players
+        self.num_sides = rules.num_sides
+        self.sides = tuple(rules.side_of(s) for s in range(n))
+        self.target = rules.target_points
+        self.rng = random.Random(seed)
+        self._stacked = [parse_deck(d) for d in (decks or ())]
+        if dealer is None:
+            dealer = self.rng.randrange(n)
+        elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat number 0..{n - 1}, got {dealer!r}")
+        self.first_dealer = dealer
+        self.dealer = dealer
+        self.log: list[tuple[str, int, Any]] = []
+        self.decks: list[list[int]] = []
+        self.awards: list[tuple[int, str, int, int]] = []
+        self.scores = [0] * self.num_sides
+        self.winner: int | None = None
+        self.hand_number = 0
+        self._turnup_points = tuple(rules.turnup_points.get(r, 0) for r in RANKS)
+        self._hand_size = rules.hand_size
+        self._undertrump_banned = rules.undertrump == "banned_unless_no_choice"
+        self._first_lead = rules.trump_selection == "first_lead"
+        self._start_hand()
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_over(self) -> bool:
+        """True once a side has reached the target (R10)."""
+        return self.phase == GAME_OVER
+
+    @property
+    def phase_name(self) -> str:
+        """The current phase: ``beg``, ``gift_or_run``, ``discard``, ``play`` or ``game_over``."""
+        return PHASE_NAMES[self.phase]
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal action ids of ``current_player`` (empty once the game is over)."""
+        legal = self._legal
+        if legal is None:
+            phase = self.phase
+            if phase == PLAY_PHASE:
+                legal = _action_ids(self.play_mask(), PLAY_BASE)
+            elif phase == DISCARD_PHASE:
+                legal = _action_ids(self.hands[self.current_player], DISCARD_BASE)
+            elif phase == BEG_PHASE:
+                legal = _BEG_ACTIONS
+            elif phase == GIFT_PHASE:
+                legal = _RUN_ONLY if self.gift_blocked() else _GIFT_ACTIONS
+            else:
+                legal = ()
+            self._legal = legal
+        return legal
+
+    def play_mask(self) -> int:
+        """The bit set of cards ``current_player`` may play now (R3, K15)."""
+        hand = self.hands[self.current_player]
+        if not self.trick_cards:
+            return hand
+        follow = hand & self.led_mask
+        if not follow:
+            legal = hand
+        else:
+            legal = follow | (hand & self.trump_mask)
+        if self._undertrump_banned and self.win_key >= _TRUMP_KEY and self.led != self.trump:
+            # K15: no under-trumping a plain-suit trick unless every allowed card is a lower trump.
+            lower = legal & self.trump_mask & ((1 << self.trump * NUM_RANKS + self.win_key - _TRUMP_KEY) - 1)
+            if legal != lower:
+                legal ^= lower
+        return legal
+
+    def gift_recipients(self) -> list[int]:
+        """The sides a gift would score for, in award order (K7): the beggar's side first."""
+        beggar_side = self.sides[self.eldest]
+        if self.rules.gift_recipients == "beggar_side":
+            return [beggar_side]
+        dealer_side = self.sides[self.dealer]
+        out = []
+        for i in range(self.n):
+            side = self.sides[(self.eldest + i) % self.n]
+            if side != dealer_side and side not in out:
+                out.append(side)
+        return out
+
+    def gift_blocked(self) -> bool:
+        """True when K8 forbids the gift, so the dealer must run."""
+        block = self.rules.gift_block
+        if block == "none":
+            return False
+        points = self.rules.gift_points
+        recipients = self.gift_recipients()
+        if block == "non_beggar_3p":
+            if self.n != 3:
+                return False
+            non_beggar = self.sides[(self.eldest + 1) % 3]
+            return non_beggar in recipients and self.scores[non_beggar] + points >= self.target
+        return any(self.scores[side] + points >= self.target for side in recipients)
+
+    def hand_log(self) -> list[tuple[str, int, Any]]:
+        """The events of the current (or, after the game, the last) deal, its ``deal`` event first."""
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.log[i][0] == "deal":
+                return self.log[i:]
+        return []
+
+    # ------------------------------------------------------------------ the one mutator
+
+    def apply(self, action: int) -> None:
+        """Make ``current_player``'s decision ``action``; chance and scoring then run to the next
+        decision. An illegal action raises :class:`IllegalActionError` and changes nothing."""
+        if type(action) is not int:
+            action = _as_action_id(action)
+        phase = self.phase
+        seat = self.current_player
+        if phase == PLAY_PHASE:
+            card = action - PLAY_BASE
+            if not 0 <= card < NUM_CARDS or not self.play_mask() >> card & 1:
+                raise self._illegal(action)
+            self._legal = None
+            self.log.append(("act", seat, action))
+            self._play(seat, card)
+        elif phase == DISCARD_PHASE:
+            card = action - DISCARD_BASE
+            if not 0 <= card < NUM_CARDS or not self.hands[seat] >> card & 1:
+                raise self._illegal(action)
+            self._legal = None
+            self.log.append(("act", seat, action))
+            self._discard(seat, card)
+        elif phase == BEG_PHASE:
+            if action != STAND and action != BEG:
+                raise self._illegal(action)
+            self._legal = None
+            self.log.append(("act", seat, action))
+            if action == STAND:  # P2
+                self._set_trump(self.proposed)
+                self._start_play()
+            else:
+                self.phase = GIFT_PHASE
+                self.current_player = self.dealer
+        elif phase == GIFT_PHASE:
+            if action not in self.legal_actions():
+                raise self._illegal(action)
+            self._legal = None
+            self.log.append(("act", seat, action))
+            if action == GIFT:
+                self._gift()
+            else:
+                self._run()
+        else:
+            raise self._illegal(action)
+
+    # ------------------------------------------------------------------ P1: the deal
+
+    def _start_hand(self) -> None:
+        """Deal a new hand (R11) by the current dealer and run chance to the first decision (P1)."""
+        n = self.n
+        if self._stacked:
+            deck = self._stacked.pop(0)
+        else:
+            deck = list(range(NUM_CARDS))
+            self.rng.shuffle(deck)
+        self.log.append(("deal", self.dealer, len(self.decks)))
+        self.decks.append(deck)
+        self.deck = deck
+        self.eldest = eldest = (self.dealer + 1) % n
+        hands = [0] * n
+        pos = 0
+        for _ in range(self._hand_size // 3):
+            for i in range(n):
+                seat = (eldest + i) % n
+                hands[seat] |= (1 << deck[pos]) | (1 << deck[pos + 1]) | (1 << deck[pos + 2])
+                pos += 3
+        self.hands = hands
+        self.pos = pos
+        self.discards = [0] * n
+        self.start_hands = None
+        self.turnups = []
+        self.proposed = -1
+        self.trump = -1
+        self.trump_mask = 0
+        self.jack_bit = 0
+        self.captured = [0] * self.num_sides
+        self.captured_points = [0] * self.num_sides
+        self.jack_winner = -1
+        self.trick_cards = []
+        self.trick_mask = 0
+        self.trick_points = 0
+        self.led = -1
+        self.led_mask = 0
+        self.win_seat = -1
+        self.win_key = 0
+        self.hand_award_start = len(self.awards)
+        self._legal = None
+        if self._first_lead:  # P8: no turn-up; eldest's first lead fixes trump
+            self._start_play()
+            return
+        card = deck[pos]
+        self.pos = pos + 1
+        self.turnups.append(card)
+        self.log.append(("turnup", self.dealer, card))
+        self.proposed = _SUIT_OF[card]
+        points = self._turnup_points[_RANK_OF[card]]
+        if points and self._award(self.sides[self.dealer], points, "turnup"):
+            return
+        self.phase = BEG_PHASE  # P2
+        self.current_player = eldest
+
+    # ------------------------------------------------------------------ P3, P4: gift or run
+
+    def _gift(self) -> None:
+        """P3 gift: the proposed suit is trump and the recipients score ``gift_points`` each."""
+        points = self.rules.gift_points
+        for side in self.gift_recipients():
+            if points and self._award(side, points, "gift"):
+                return
+        self._set_trump(self.proposed)
+        self._start_play()
+
+    def _run(self) -> None:
+        """P4: deal 3 more each and turn up until a new suit appears or the pack runs out."""
+        n = self.n
+        rejected = self.proposed
+        deck = self.deck
+        every_turnup = self.rules.run_turnup_scoring == "every_turnup"
+        while True:
+            if NUM_CARDS - self.pos < 3 * n + 1:
+                self._throw_in()
+                return
+            pos = self.pos
+            for i in range(n):
+                seat = (self.eldest + i) % n
+                self.hands[seat] |= (1 << deck[pos]) | (1 << deck[pos + 1]) | (1 << deck[pos + 2])
+                pos += 3
+            card = deck[pos]
+            self.pos = pos + 1
+            self.turnups.append(card)
+            self.log.append(("turnup", self.dealer, card))
+            suit = _SUIT_OF[card]
+            points = self._turnup_points[_RANK_OF[card]]
+            if points and (every_turnup or suit != rejected):  # K6
+                if self._award(self.sides[self.dealer], points, "turnup"):
+                    return
+            if suit != rejected:
+                self.proposed = suit
+                self._set_trump(suit)
+                break
+        if self.rules.discard_after_run == "to_hand_size":
+            self._next_discarder(self.eldest)
+        else:
+            self._start_play()
+
+    def _throw_in(self) -> None:
+        """P4, K9: the pack is exhausted; the same dealer deals again, voiding points if asked."""
+        self.log.append(("thrown_in", self.dealer, None))
+        if self.rules.exhausted_deck_rule == "redeal_void":
+            cancelled = [0] * self.num_sides
+            for _, _, side, points in self.awards[self.hand_award_start :]:
+                cancelled[side] += points
+            for side, points in enumerate(cancelled):
+                if points:
+                    self._record_award(side, -points, "void")
+        self._start_hand()
+
+    # ------------------------------------------------------------------ P5: discards
+
+    def _next_discarder(self, start: int) -> None:
+        """Give the turn to the first seat from ``start`` (up to the dealer) holding too many cards."""
+        n, hand_size = self.n, self._hand_size
+        seat = start
+        while True:
+            if self.hands[seat].bit_count() > hand_size:
+                self.phase = DISCARD_PHASE
+                self.current_player = seat
+                return
+            if seat == self.dealer:
+                break
+            seat = (seat + 1) % n
+        self._start_play()
+
+    def _discard(self, seat: int, card: int) -> None:
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.discards[seat] |= bit
+        if self.hands[seat].bit_count() <= self._hand_size:
+            if seat == self.dealer:
+                self._start_play()
+            else:
+                self._next_discarder((seat + 1) % self.n)
+
+    # ------------------------------------------------------------------ P6: trick play
+
+    def _set_trump(self, suit: int) -> None:
+        self.trump = suit
+        self.trump_mask = SUIT_MASKS[suit]
+        self.jack_bit = 1 << jack_of(suit)
+        self.log.append(("trump", -1, suit))
+
+    def _start_play(self) -> None:
+        self.start_hands = self.hands[:]  # R6: the cards in play
+        self.phase = PLAY_PHASE
+        self.current_player = self.eldest
+
+    def _play(self, seat: int, card: int) -> None:
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        suit = _SUIT_OF[card]
+        trick = self.trick_cards
+        if not trick:
+            if self.trump < 0:  # P8: the first lead fixes trump
+                self._set_trump(suit)
+            self.led = suit
+            self.led_mask = SUIT_MASKS[suit]
+            self.win_seat = seat
+            self.win_key = (_TRUMP_KEY if suit == self.trump else _LED_KEY) + _RANK_OF[card]
+            self.trick_mask = bit
+            self.trick_points = CARD_GAME_POINTS[card]
+        else:
+            if suit == self.trump:
+                key = _TRUMP_KEY + _RANK_OF[card]
+            elif suit == self.led:
+                key = _LED_KEY + _RANK_OF[card]
+            else:
+                key = 0
+            if key > self.win_key:  # R2
+                self.win_key = key
+                self.win_seat = seat
+            self.trick_mask |= bit
+            self.trick_points += CARD_GAME_POINTS[card]
+        trick.append(card)
+        if len(trick) < self.n:
+            self.current_player = (seat + 1) % self.n
+            return
+        winner = self.win_seat
+        side = self.sides[winner]
+        self.captured[side] |= self.trick_mask
+        self.captured_points[side] += self.trick_points
+        if self.trick_mask & self.jack_bit:
+            self.jack_winner = winner
+        self.log.append(("trick", winner, self.trick_mask))
+        self.trick_cards = []
+        self.current_player = winner
+        if not self.hands[winner]:
+            self._score_hand()
+
+    # ------------------------------------------------------------------ P7: scoring
+
+    def in_play(self) -> list[int]:
+        """R6, K16: the cards each seat held when trick play began (plus its discards if
+        ``discards_in_play``). Only meaningful once trick play has begun."""
+        if self.start_hands is None:
+            return [0] * self.n
+        if self.rules.discards_in_play:
+            return [h | d for h, d in zip(self.start_hands, self.discards)]
+        return list(self.start_hands)
+
+    def _score_hand(self) -> None:
+        """P7: award High, Low, Jack and Game in ``scoring_order`` (R7–R10), then pass the deal."""
+        for kind in self.rules.scoring_order:
+            if kind == "high":
+                award = self._high_low(highest=True)
+            elif kind == "low":
+                award = self._high_low(highest=False)
+            elif kind == "jack":
+                award = self._jack()
+            else:
+                award = self._game_point()
+            for side, points, point_kind in award:
+                if points and self._award(side, points, point_kind):
+                    return
+        self.log.append(("hand_end", self.dealer, self.hand_number))
+        self.hand_number += 1
+        self.dealer = (self.dealer + 1) % self.n
+        self._start_hand()
+
+    def _high_low(self, *, highest: bool) -> list[tuple[int, int, str]]:
+        """R7: the highest (lowest) trump in play, to its holder's side or, with the ``captured``
+        rule (K11), to the side that won it in a trick."""
+        best_card, holder = -1, -1
+        for seat, cards in enumerate(self.in_play()):
+            trumps = cards & self.trump_mask
+            if not trumps:
+                continue
+            card = trumps.bit_length() - 1 if highest else (trumps & -trumps).bit_length() - 1
+            if best_card < 0 or (card > best_card if highest else card < best_card):
+                best_card, holder = card, seat
+        if best_card < 0:
+            return []  # no trump in play
+        kind = "high" if highest else "low"
+        rule = self.rules.high_rule if highest else self.rules.low_rule
+        points = 1
+        if rule == "held":
+            return [(self.sides[holder], points, kind)]
+        for side, cards in enumerate(self.captured):
+            if cards >> best_card & 1:
+                return [(side, points, kind)]
+        return []  # captured rule, but the card was discarded and never won (K16)
+
+    def _jack(self) -> list[tuple[int, int, str]]:
+        """R8: the side winning the jack of trumps scores; K12 hang jack if it was the other side's."""
+        if self.jack_winner < 0:
+            return []  # not in play, or in play only as a discard (K16)
+        capturer = self.sides[self.jack_winner]
+        holder = next(s for s, cards in enumerate(self.start_hands) if cards & self.jack_bit)
+        if self.sides[holder] == capturer:
+            return [(capturer, self.rules.jack_points, "jack")]
+        return [(capturer, self.rules.hang_jack_points, "hang_jack")]
+
+    def _game_point(self) -> list[tuple[int, int, str]]:
+        """R9: the side with the most card points (R4) scores; ties per ``game_tie_rule`` (K13)."""
+        points = self.captured_points
+        best = max(points)
+        tied = [side for side in range(self.num_sides) if points[side] == best]
+        value = self.rules.game_points
+        if len(tied) == 1:
+            return [(tied[0], value, "game")]
+        rule = self.rules.game_tie_rule
+        if rule == "nobody":
+            return []
+        dealer_side = self.sides[self.dealer]
+        others = []
+        for i in range(1, self.n + 1):  # turn order from eldest
+            side = self.sides[(self.dealer + i) % self.n]
+            if side in tied and side != dealer_side and side not in others:
+                others.append(side)
+        if rule == "seven_up" or self.n == 3:
+            return [(others[0], value, "game")] if len(others) == 1 else []
+        return [(side, value, "game") for side in others]  # non_dealer
+
+    def _award(self, side: int, points: int, kind: str) -> bool:
+        """Score ``points`` for ``side``; end the game at once if it reaches the target (R10)."""
+        self._record_award(side, points, kind)
+        if self.scores[side] >= self.target:
+            self.winner = side
+            self.phase = GAME_OVER
+            self.current_player = -1
+            self._legal = ()
+            self.log.append(("game_over", side, tuple(self.scores)))
+            return True
+        return False
+
+    def _record_award(self, side: int, points: int, kind: str) -> None:
+        self.scores[side] += points
+        self.awards.append((len(self.decks) - 1, kind, side, points))
+        self.log.append(("award", side, (kind, points)))
+
+    # ------------------------------------------------------------------ errors, copies, records
+
+    def _illegal(self, action: int) -> IllegalActionError:
+        if self.phase == GAME_OVER:
+            return IllegalActionError(
+                f"the game is over (side {self.winner} won, scores {self.scores}): "
+                f"start a new Game to play on"
+            )
+        try:
+            text = repr(action_to_str(action))
+        except ValueError:
+            text = "out of range"
+        legal = ", ".join(action_to_str(a) for a in self.legal_actions())
+        return IllegalActionError(
+            f"action {action} ({text}) is not legal for player_{self.current_player} "
+            f"in phase {self.phase_name!r}; legal actions: {legal}"
+        )
+
+    def copy(self) -> Game:
+        """An independent copy of this game (its RNG state included), for search and what-ifs."""
+        other = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        for name in ("_stacked", "log", "decks", "awards", "scores", "hands", "discards",
+                     "turnups", "captured", "captured_points", "trick_cards"):
+            setattr(other, name, list(getattr(self, name)))
+        if self.start_hands is not None:
+            other.start_hands = list(self.start_hands)
+        return other
+
+    def record(self) -> dict[str, Any]:
+        """The JSON-serialisable game record (see :mod:`allfours_env.record`)."""
+        from allfours_env.record import make_record
+
+        return make_record(self)
+
+    def __repr__(self) -> str:
+        trump = "-" if self.trump < 0 else "CDHS"[self.trump]
+        hands = " | ".join(mask_str(h) for h in self.hands)
+        return (
+            f"<Game {self.rules.preset} {self.n}p dealer={self.dealer} phase={self.phase_name} "
+            f"to_move={self.current_player} trump={trump} scores={self.scores} hands=[{hands}]>"
+        )
+
+
+def _as_action_id(action: Any) -> int:
+    """Accept ``int``-like action ids (``numpy.int64`` ...) without coercing anything else."""
+    if isinstance(action, bool):
+        raise TypeError("an action id is an integer, not a bool")
+    try:
+        return action.__index__()
+    except AttributeError:
+        raise TypeError(
+            f"an action id is an integer (see allfours_env.actions), got {type(action).__name__} "
+            f"{action!r}; use str_to_action() for text such as 'play AS'"
+        ) from None

@@ -1,0 +1,258 @@
+"""What one seat knows, and drawing the hidden cards consistently with it (for search bots).
+
+:class:`SeatView` is the engine's state restricted to one seat: its own hand and discards, the
+turn-ups, every card played and by whom, the trick, the trump, the scores, the bidding history and
+the card counts of the others — never another player's cards, discards or the stock order.
+
+:meth:`SeatView.resample` draws the hidden cards (the other hands, the other players' discards, the
+unseen stock) **uniformly** among all deals consistent with that knowledge, including the voids the
+play has revealed (R3: a follower who played neither the suit led nor a trump holds none of the suit
+led; with ``undertrump = banned_unless_no_choice`` a forced under-trump shows a hand of lower trumps
+only), and returns a full :class:`~allfours_env.engine.Game` to search on.
+"""
+
+from __future__ import annotations
+
+import random
+from math import factorial
+from typing import Any
+
+from allfours_env.actions import DISCARD_BASE, PLAY_BASE
+from allfours_env.cards import FULL_PACK, NUM_CARDS, NUM_RANKS, SUIT_MASKS, cards_of
+from allfours_env.engine import Game
+
+
+def played_cards(game: Game) -> list[int]:
+    """Bit sets of the cards each seat has played in the current hand's tricks (public)."""
+    played = [0] * game.n
+    for kind, seat, value in game.hand_log():
+        if kind == "act" and value >= PLAY_BASE:
+            played[seat] |= 1 << (value - PLAY_BASE)
+    return played
+
+
+def known_voids(game: Game) -> list[int]:
+    """For each seat, the bit set of cards the trick play proves it does not hold now (R3, K15)."""
+    forbidden = [0] * game.n
+    trump = game.trump
+    if trump < 0:
+        return forbidden
+    banned = game.rules.undertrump == "banned_unless_no_choice"
+    trick: list[int] = []
+    best_trump = -1  # rank of the highest trump in the trick so far
+    for kind, seat, value in game.hand_log():
+        if kind == "trick":
+            trick, best_trump = [], -1
+        if kind != "act" or value < PLAY_BASE:
+            continue
+        card = value - PLAY_BASE
+        suit, rank = divmod(card, NUM_RANKS)
+        if trick:
+            led = trick[0] // NUM_RANKS
+            if suit != led and suit != trump:
+                forbidden[seat] |= SUIT_MASKS[led]
+            elif banned and suit == trump != led and 0 <= rank < best_trump:
+                lower_trumps = SUIT_MASKS[trump] & ((1 << (trump * NUM_RANKS + best_trump)) - 1)
+                forbidden[seat] |= FULL_PACK & ~lower_trumps
+        if suit == trump:
+            best_trump = max(best_trump, rank)
+        trick.append(card)
+    return forbidden
+
+
+class SeatView:
+    """The game as ``seat`` may know it. Cheap to build; read it, don't keep it across moves."""
+
+    def __init__(self, game: Game, seat: int) -> None:
+        if not 0 <= seat < game.n:
+            raise ValueError(f"seat must be 0..{game.n - 1}, got {seat!r}")
+        self._game = game
+        self.seat = seat
+
+    # Plain public or own facts.
+    rules = property(lambda self: self._game.rules)
+    phase = property(lambda self: self._game.phase)
+    phase_name = property(lambda self: self._game.phase_name)
+    dealer = property(lambda self: self._game.dealer)
+    eldest = property(lambda self: self._game.eldest)
+    trump = property(lambda self: self._game.trump)
+    proposed = property(lambda self: self._game.proposed)
+    current_player = property(lambda self: self._game.current_player)
+    scores = property(lambda self: tuple(self._game.scores))
+    turnups = property(lambda self: tuple(self._game.turnups))
+    hand = property(lambda self: self._game.hands[self.seat])
+    my_discards = property(lambda self: self._game.discards[self.seat])
+    trick_cards = property(lambda self: tuple(self._game.trick_cards))
+    captured = property(lambda self: tuple(self._game.captured))
+    captured_points = property(lambda self: tuple(self._game.captured_points))
+
+    @property
+    def trick_leader(self) -> int:
+        """The seat that led the current trick (the seat to lead when the trick is empty)."""
+        game = self._game
+        return (game.current_player - len(game.trick_cards)) % game.n
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        """How many cards each seat holds (public)."""
+        return tuple(h.bit_count() for h in self._game.hands)
+
+    def discard_counts(self) -> tuple[int, ...]:
+        """How many cards each seat has discarded this hand (public; the cards are not)."""
+        return tuple(d.bit_count() for d in self._game.discards)
+
+    def stock_size(self) -> int:
+        """How many cards of the pack are still undealt."""
+        return NUM_CARDS - self._game.pos
+
+    def played(self) -> list[int]:
+        """Bit sets of the cards each seat has played this hand."""
+        return played_cards(self._game)
+
+    def voids(self) -> list[int]:
+        """Bit sets of cards each seat is known not to hold (R3 inferences)."""
+        return known_voids(self._game)
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """This seat's legal actions, or ``()`` when another seat is to move."""
+        game = self._game
+        return game.legal_actions() if game.current_player == self.seat else ()
+
+    def history(self) -> list[tuple[str, int, Any]]:
+        """The current hand's log as this seat saw it: other players' discards show as
+        ``("act", seat, None)`` (a discard happened, the card is secret)."""
+        out = []
+        for event in self._game.hand_log():
+            kind, who, value = event
+            if kind == "act" and who != self.seat and DISCARD_BASE <= value < PLAY_BASE:
+                event = ("act", who, None)
+            out.append(event)
+        return out
+
+    def unseen(self) -> int:
+        """Bit set of the cards this seat has not seen: others' hands and discards, the stock."""
+        game = self._game
+        seen = game.hands[self.seat] | game.discards[self.seat]
+        for card in game.turnups:
+            seen |= 1 << card
+        for cards in played_cards(game):  # the unfinished trick included
+            seen |= cards
+        return FULL_PACK & ~seen
+
+    def resample(self, rng: random.Random) -> Game:
+        """A full game whose hidden cards are drawn uniformly among the deals consistent with what
+        this seat knows; its future deals come from ``rng`` too (nothing leaks from the real RNG)."""
+        return resample(self._game, self.seat, rng)
+
+
+def resample(game: Game, seat: int, rng: random.Random) -> Game:
+    """See :meth:`SeatView.resample`."""
+    view = SeatView(game, seat)
+    others = [q for q in range(game.n) if q != seat]
+    hidden = cards_of(view.unseen())
+    hand_sizes = [game.hands[q].bit_count() for q in others]
+    discard_sizes = [game.discards[q].bit_count() for q in others]
+    stock = view.stock_size()
+    if len(hidden) != sum(hand_sizes) + sum(discard_sizes) + stock:
+        raise AssertionError("card accounting broken: unseen cards do not fill the hidden places")
+    voids = known_voids(game)
+    hands, pool = _draw_hands(hidden, hand_sizes, [voids[q] for q in others], rng)
+
+    out = game.copy()
+    played = played_cards(game)
+    rng.shuffle(pool)
+    start = 0
+    for i, q in enumerate(others):
+        out.hands[q] = sum(1 << c for c in hands[i])
+        out.discards[q] = sum(1 << c for c in pool[start : start + discard_sizes[i]])
+        start += discard_sizes[i]
+        if out.start_hands is not None:
+            out.start_hands[q] = out.hands[q] | played[q]
+    deck = game.deck[: game.pos] + pool[start:]
+    out.deck = deck
+    out.decks[-1] = deck
+    out.rng = random.Random(rng.getrandbits(64))
+    out._stacked = []
+    out._legal = None
+    return out
+
+
+def _draw_hands(
+    hidden: list[int], sizes: list[int], forbidden: list[int], rng: random.Random
+) -> tuple[list[list[int]], list[int]]:
+    """Split ``hidden`` into hands of ``sizes`` (hand ``i`` avoiding ``forbidden[i]``) and a pool
+    (the rest), uniformly over all such splits. Returns ``(hands, pool)``."""
+    k = len(sizes)
+    groups: dict[int, list[int]] = {}
+    for card in hidden:
+        allowed = sum(1 << i for i in range(k) if not forbidden[i] >> card & 1)
+        groups.setdefault(allowed, []).append(card)
+    full = (1 << k) - 1
+    if set(groups) <= {full}:  # no constraint: a plain shuffle is uniform
+        cards = list(hidden)
+        rng.shuffle(cards)
+        hands, start = [], 0
+        for size in sizes:
+            hands.append(cards[start : start + size])
+            start += size
+        return hands, cards[start:]
+
+    types = sorted(groups.items())  # (allowed-hands bit set, cards)
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def splits(t: int, caps: tuple[int, ...]):
+        """Every way to send type ``t``'s cards to its allowed hands: (counts, multinomial)."""
+        allowed, cards = types[t]
+        slots = [i for i in range(k) if allowed >> i & 1]
+        total = len(cards)
+
+        def rec(j: int, left: int, counts: list[int]):
+            if j == len(slots):
+                yield tuple(counts), left
+                return
+            i = slots[j]
+            for x in range(min(caps[i], left) + 1):
+                counts[i] = x
+                yield from rec(j + 1, left - x, counts)
+            counts[i] = 0
+
+        for counts, to_pool in rec(0, total, [0] * k):
+            ways = factorial(total) // factorial(to_pool)
+            for x in counts:
+                ways //= factorial(x)
+            yield counts, ways
+
+    def count(t: int, caps: tuple[int, ...]) -> int:
+        if t == len(types):
+            return 1 if not any(caps) else 0
+        key = (t, caps)
+        if key not in memo:
+            memo[key] = sum(
+                ways * count(t + 1, tuple(c - x for c, x in zip(caps, counts)))
+                for counts, ways in splits(t, caps)
+            )
+        return memo[key]
+
+    caps = tuple(sizes)
+    if count(0, caps) == 0:
+        raise ValueError("no deal is consistent with this seat's knowledge (inconsistent voids)")
+    hands: list[list[int]] = [[] for _ in range(k)]
+    pool: list[int] = []
+    for t in range(len(types)):
+        options = [
+            (counts, ways * count(t + 1, tuple(c - x for c, x in zip(caps, counts))))
+            for counts, ways in splits(t, caps)
+        ]
+        pick = rng.randrange(sum(w for _, w in options))
+        for counts, weight in options:
+            if pick < weight:
+                break
+            pick -= weight
+        cards = list(types[t][1])
+        rng.shuffle(cards)
+        start = 0
+        for i, x in enumerate(counts):
+            hands[i].extend(cards[start : start + x])
+            start += x
+        pool.extend(cards[start:])
+        caps = tuple(c - x for c, x in zip(caps, counts))
+    return hands, pool

@@ -1,0 +1,127 @@
+"""Game records: a JSON-serialisable account of a whole game, and exact replay from it.
+
+A record holds the rules, the first dealer, the pack of every deal (``deck[0]`` the top card,
+thrown-in deals included), every decision in order, every point awarded with its kind and side, the
+final scores and the winner::
+
+    {
+      "format": "allfours-record/1",
+      "rules": {...every knob...},
+      "seed": 7,
+      "first_dealer": 1,
+      "deals": [{"dealer": 1, "deck": ["QH", "2C", ...]}, ...],
+      "decisions": [[0, "beg"], [1, "run"], [0, "discard 4C"], ..., [1, "play AS"]],
+      "awards": [{"deal": 0, "kind": "turnup", "side": 1, "points": 1}, ...],
+      "scores": [7, 4],
+      "winner": 0
+    }
+
+:func:`replay` rebuilds the game from the decks and decisions alone and checks that it reaches the
+same awards, scores and winner, so a record is also a test case. Researchers keep these as data sets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from allfours_env.actions import action_to_str, str_to_action
+from allfours_env.cards import card_str
+from allfours_env.engine import Game, IllegalActionError
+from allfours_env.rules import Rules, RulesError
+
+RECORD_FORMAT = "allfours-record/1"
+
+
+class RecordError(ValueError):
+    """A record that is malformed, or that does not replay to what it says."""
+
+
+def make_record(game: Game) -> dict[str, Any]:
+    """Return the record of ``game`` so far (complete once the game is over)."""
+    dealers = [who for kind, who, _ in game.log if kind == "deal"]
+    return {
+        "format": RECORD_FORMAT,
+        "rules": game.rules.to_dict(),
+        "seed": game.seed,
+        "first_dealer": game.first_dealer,
+        "deals": [
+            {"dealer": dealer, "deck": [card_str(c) for c in deck]}
+            for dealer, deck in zip(dealers, game.decks)
+        ],
+        "decisions": [[who, action_to_str(value)] for kind, who, value in game.log if kind == "act"],
+        "awards": [
+            {"deal": deal, "kind": kind, "side": side, "points": points}
+            for deal, kind, side, points in game.awards
+        ],
+        "scores": list(game.scores),
+        "winner": game.winner,
+    }
+
+
+def replay(record: Mapping[str, Any]) -> Game:
+    """Replay ``record`` and return the game in its final state.
+
+    Raises :class:`RecordError` if the record is malformed or if replaying it gives other awards,
+    scores or winner than it states.
+    """
+    if not isinstance(record, Mapping):
+        raise RecordError(f"a game record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != RECORD_FORMAT:
+        raise RecordError(
+            f"not a game record of this version: format is {record.get('format')!r}, "
+            f"expected {RECORD_FORMAT!r}"
+        )
+    missing = [k for k in ("rules", "first_dealer", "deals", "decisions", "awards", "scores", "winner")
+               if k not in record]
+    if missing:
+        raise RecordError(f"game record lacks {', '.join(missing)}")
+    try:
+        rules = Rules.from_dict(record["rules"])
+        decks = [deal["deck"] for deal in record["deals"]]
+        game = Game(rules, seed=record.get("seed"), dealer=record["first_dealer"], decks=decks)
+    except (RulesError, ValueError, TypeError, KeyError) as err:
+        raise RecordError(f"game record cannot be set up: {err}") from None
+    for step, item in enumerate(record["decisions"]):
+        try:
+            seat, text = item
+            action = str_to_action(text)
+        except (TypeError, ValueError) as err:
+            raise RecordError(f"decision {step} ({item!r}) is malformed: {err}") from None
+        if seat != game.current_player:
+            raise RecordError(
+                f"decision {step} is made by player_{seat}, but player_{game.current_player} is to move"
+            )
+        try:
+            game.apply(action)
+        except IllegalActionError as err:
+            raise RecordError(f"decision {step} ({text!r}) does not replay: {err}") from None
+    if len(game.decks) != len(record["deals"]):
+        raise RecordError(
+            f"record lists {len(record['deals'])} deals but its decisions reach {len(game.decks)}"
+        )
+    replayed = make_record(game)
+    for key in ("awards", "scores", "winner"):
+        if replayed[key] != record[key]:
+            raise RecordError(
+                f"record does not replay: its {key} are {record[key]!r}, replay gives {replayed[key]!r}"
+            )
+    return game
+
+
+def save_record(record: Mapping[str, Any], path: str | Path) -> None:
+    """Write a record as JSON."""
+    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record written by :func:`save_record` (not replayed: call :func:`replay` for that)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{path} is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"{path} does not hold a game record object")
+    return data

@@ -1,0 +1,312 @@
+"""The rules configuration: presets by name, knob overrides, validation (RULES.md §4).
+
+``Rules.make("seven_up", num_players=3, target_points=11)`` returns a frozen, validated
+configuration. Every knob K1–K16 of RULES.md §4 (plus ``hand_size`` of R11 and ``scoring_order`` of
+R10) can be overridden by keyword. Anything the engine could not play faithfully is rejected with a
+``RulesError`` that names the problem and the allowed values; nothing is silently coerced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from allfours_env.cards import RANKS
+
+
+class RulesError(ValueError):
+    """A preset, knob or player count that the rules do not allow."""
+
+
+SCORING_KINDS = ("high", "low", "jack", "game")
+
+#: Knob values the engine implements, by knob (RULES.md §4; round-2 values arrive with their presets).
+CHOICES: Mapping[str, tuple] = MappingProxyType(
+    {
+        "direction": ("cw", "ccw"),
+        "trump_selection": ("turnup", "first_lead"),
+        "run_turnup_scoring": ("only_if_sets_trump", "every_turnup"),
+        "gift_recipients": ("all_dealer_opponents", "beggar_side"),
+        "gift_block": ("non_beggar_3p", "any_recipient_would_win", "none"),
+        "exhausted_deck_rule": ("redeal_keep", "redeal_void"),
+        "discard_after_run": ("to_hand_size", "none"),
+        "high_rule": ("held", "captured"),
+        "low_rule": ("held", "captured"),
+        "game_tie_rule": ("seven_up", "nobody", "non_dealer"),
+        "undertrump": ("allowed", "banned_unless_no_choice"),
+    }
+)
+
+#: Knobs that only mean something when a card is turned up (trump_selection = turnup, P1–P5).
+TURNUP_ONLY_KNOBS = frozenset(
+    {
+        "turnup_scores",
+        "run_turnup_scoring",
+        "gift_points",
+        "gift_recipients",
+        "gift_block",
+        "exhausted_deck_rule",
+        "discard_after_run",
+    }
+)
+
+_SEVEN_UP: dict[str, Any] = {
+    "players": (2, 3, 4),  # K1
+    "partnerships": True,  # K2
+    "direction": "cw",  # K3
+    "trump_selection": "turnup",  # K4
+    "turnup_scores": {"J": 1},  # K5
+    "run_turnup_scoring": "only_if_sets_trump",  # K6
+    "gift_points": 1,  # K7
+    "gift_recipients": "all_dealer_opponents",  # K7
+    "gift_block": "non_beggar_3p",  # K8
+    "exhausted_deck_rule": "redeal_keep",  # K9
+    "discard_after_run": "to_hand_size",  # K10
+    "high_rule": "held",  # K11
+    "low_rule": "held",  # K11
+    "jack_points": 1,  # K12
+    "hang_jack_points": 1,  # K12
+    "game_points": 1,  # K13
+    "game_tie_rule": "seven_up",  # K13
+    "target_points": 7,  # K14
+    "undertrump": "allowed",  # K15
+    "discards_in_play": False,  # K16
+    "hand_size": 6,  # R11
+    "scoring_order": SCORING_KINDS,  # R10
+}
+
+#: The core presets (RULES.md §4, "round 1"). Each is a complete configuration.
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {
+        "seven_up": MappingProxyType(_SEVEN_UP),
+        "all_fours": MappingProxyType(
+            _SEVEN_UP
+            | {
+                "run_turnup_scoring": "every_turnup",
+                "gift_recipients": "beggar_side",
+                "gift_block": "none",
+                "exhausted_deck_rule": "redeal_void",
+                "game_tie_rule": "nobody",
+                "target_points": 11,
+            }
+        ),
+        "trinidad": MappingProxyType(
+            _SEVEN_UP
+            | {
+                "players": (2, 4),
+                "direction": "ccw",
+                "turnup_scores": {"A": 1, "6": 2, "J": 3},
+                "run_turnup_scoring": "every_turnup",
+                "gift_recipients": "beggar_side",
+                "gift_block": "none",
+                "discard_after_run": "none",
+                "hang_jack_points": 3,
+                "game_tie_rule": "nobody",
+                "target_points": 14,
+            }
+        ),
+        "blind_all_fours": MappingProxyType(
+            _SEVEN_UP
+            | {
+                "trump_selection": "first_lead",
+                "turnup_scores": {},
+                "game_tie_rule": "nobody",
+            }
+        ),
+    }
+)
+
+DEFAULT_PRESET = "seven_up"
+KNOBS = tuple(_SEVEN_UP)
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """A complete, validated rules configuration for one game.
+
+    Build it with :meth:`Rules.make`; the fields are the knobs of RULES.md §4 (the comment on each
+    gives its id). ``players`` (K1) is the set of player counts the configuration allows and
+    ``num_players`` the count of this game.
+    """
+
+    preset: str
+    num_players: int
+    players: tuple[int, ...]  # K1
+    partnerships: bool  # K2
+    direction: str  # K3
+    trump_selection: str  # K4
+    turnup_scores: tuple[tuple[str, int], ...]  # K5, as (rank, points) pairs
+    run_turnup_scoring: str  # K6
+    gift_points: int  # K7
+    gift_recipients: str  # K7
+    gift_block: str  # K8
+    exhausted_deck_rule: str  # K9
+    discard_after_run: str  # K10
+    high_rule: str  # K11
+    low_rule: str  # K11
+    jack_points: int  # K12
+    hang_jack_points: int  # K12
+    game_points: int  # K13
+    game_tie_rule: str  # K13
+    target_points: int  # K14
+    undertrump: str  # K15
+    discards_in_play: bool  # K16
+    hand_size: int  # R11
+    scoring_order: tuple[str, ...]  # R10
+
+    @classmethod
+    def make(cls, preset: str = DEFAULT_PRESET, num_players: int = 2, **overrides: Any) -> Rules:
+        """Return the rules of ``preset`` for ``num_players``, with knobs overridden by keyword."""
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise RulesError(
+                f"unknown preset {preset!r}: choose one of {', '.join(sorted(PRESETS))}"
+            )
+        unknown = sorted(set(overrides) - set(KNOBS))
+        if unknown:
+            raise RulesError(
+                f"unknown knob{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+                f"the knobs are {', '.join(KNOBS)}"
+            )
+        values = dict(PRESETS[preset]) | overrides
+        if values["trump_selection"] != "turnup":
+            idle = sorted(TURNUP_ONLY_KNOBS & set(overrides))
+            if idle:
+                raise RulesError(
+                    f"knob {', '.join(idle)} has no effect with trump_selection="
+                    f"{values['trump_selection']!r} (there is no turn-up, beg, gift or run): "
+                    f"remove the override"
+                )
+        return cls(preset=preset, num_players=num_players, **_normalise(values))
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def replace(self, **overrides: Any) -> Rules:
+        """Return a copy with some knobs (or ``num_players``) changed, validated again."""
+        values = self.to_dict()
+        preset = values.pop("preset")
+        num_players = overrides.pop("num_players", values.pop("num_players"))
+        unknown = sorted(set(overrides) - set(KNOBS))
+        if unknown:
+            raise RulesError(f"unknown knob(s) {', '.join(map(repr, unknown))}: see Rules.KNOBS")
+        values |= overrides
+        return Rules(preset=preset, num_players=num_players, **_normalise(values))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict of every knob (``turnup_scores`` as a dict)."""
+        out = dataclasses.asdict(self)
+        out["turnup_scores"] = dict(self.turnup_scores)
+        out["players"] = list(self.players)
+        out["scoring_order"] = list(self.scoring_order)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        """Rebuild rules from :meth:`to_dict`'s output (e.g. a game record); validates everything."""
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules must be a mapping of knob values, got {type(data).__name__}")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        missing = sorted(fields - set(data))
+        extra = sorted(set(data) - fields)
+        if missing or extra:
+            raise RulesError(
+                f"rules dict does not match this version: missing {missing or 'nothing'}, "
+                f"unknown {extra or 'nothing'}"
+            )
+        values = dict(data)
+        preset, num_players = values.pop("preset"), values.pop("num_players")
+        if preset not in PRESETS:
+            raise RulesError(f"unknown preset {preset!r}: choose one of {', '.join(sorted(PRESETS))}")
+        return cls(preset=preset, num_players=num_players, **_normalise(values))
+
+    # Derived values the engine and the environment use.
+
+    @property
+    def num_sides(self) -> int:
+        """How many sides score: the player count, or 2 with four players in partnerships (§1)."""
+        return 2 if self.num_players == 4 and self.partnerships else self.num_players
+
+    def side_of(self, seat: int) -> int:
+        """The side of ``seat``: ``seat % 2`` in a 4-player partnership game, else the seat (§1)."""
+        return seat % 2 if self.num_sides == 2 and self.num_players == 4 else seat
+
+    @property
+    def turnup_points(self) -> dict[str, int]:
+        """K5 as a dict rank -> points."""
+        return dict(self.turnup_scores)
+
+
+def _normalise(values: dict[str, Any]) -> dict[str, Any]:
+    """Turn the friendly forms callers pass (dicts, lists) into the frozen field types."""
+    out = dict(values)
+    scores = out.get("turnup_scores")
+    if isinstance(scores, Mapping):
+        out["turnup_scores"] = tuple(sorted(scores.items(), key=lambda kv: RANKS.find(str(kv[0]))))
+    for name in ("players", "scoring_order"):
+        if isinstance(out.get(name), list):
+            out[name] = tuple(out[name])
+    return out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _validate(rules: Rules) -> None:
+    """Raise ``RulesError`` for the first knob value the engine cannot play (RULES.md §4)."""
+    for name, allowed in CHOICES.items():
+        value = getattr(rules, name)
+        if value not in allowed:
+            raise RulesError(
+                f"{name}={value!r} is not allowed: choose one of {', '.join(map(repr, allowed))}"
+            )
+    players = rules.players
+    if (
+        not isinstance(players, tuple)
+        or not players
+        or not all(_is_int(p) and 2 <= p <= 4 for p in players)
+    ):
+        raise RulesError(f"players={players!r} must be a non-empty list of player counts from 2 to 4")
+    if not _is_int(rules.num_players) or rules.num_players not in players:
+        raise RulesError(
+            f"preset {rules.preset!r} is played by {', '.join(map(str, players))} players, "
+            f"not {rules.num_players!r} (override players=... to allow another count)"
+        )
+    for name in ("partnerships", "discards_in_play"):
+        if not isinstance(getattr(rules, name), bool):
+            raise RulesError(f"{name} must be True or False, got {getattr(rules, name)!r}")
+    for name in ("gift_points", "jack_points", "hang_jack_points", "game_points"):
+        value = getattr(rules, name)
+        if not _is_int(value) or value < 0:
+            raise RulesError(f"{name} must be a whole number of points >= 0, got {value!r}")
+    if not _is_int(rules.target_points) or rules.target_points < 1:
+        raise RulesError(f"target_points must be a whole number >= 1, got {rules.target_points!r}")
+    if not isinstance(rules.turnup_scores, tuple) or not all(
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and pair[0] in RANKS
+        and len(pair[0]) == 1
+        and _is_int(pair[1])
+        and pair[1] > 0
+        for pair in rules.turnup_scores
+    ):
+        raise RulesError(
+            f"turnup_scores must map ranks ({' '.join(RANKS)}) to points > 0, e.g. {{'J': 1}}, "
+            f"got {rules.turnup_scores!r}"
+        )
+    if len({rank for rank, _ in rules.turnup_scores}) != len(rules.turnup_scores):
+        raise RulesError(f"turnup_scores names a rank twice: {rules.turnup_scores!r}")
+    if not _is_int(rules.hand_size) or rules.hand_size not in (3, 6, 9):
+        raise RulesError(
+            f"hand_size must be 3, 6 or 9 (dealt in packets of 3, R11), got {rules.hand_size!r}"
+        )
+    deal = rules.hand_size * max(players) + 1
+    if deal > 52:
+        raise RulesError(f"hand_size={rules.hand_size} does not fit a 52-card pack for {max(players)} players")
+    order = rules.scoring_order
+    if not isinstance(order, tuple) or sorted(order) != sorted(SCORING_KINDS):
+        raise RulesError(
+            f"scoring_order must list each of {', '.join(SCORING_KINDS)} exactly once, got {order!r}"
+        )
