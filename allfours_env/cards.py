@@ -158,8 +158,6 @@ def parse_deck(deck: Iterable[str] | Iterable[int], *, size: int = NUM_CARDS) ->
         else:
             raise ValueError(f"deck position {i}: {item!r} is not a card (use text like 'AS')")
         cards.append(card)
-    if len(cards) != size:
-        raise ValueError(f"a deck must hold exactly {size} cards, this one holds {len(cards)}")
     seen: dict[int, int] = {}
     for i, card in enumerate(cards):
         if card in seen:
@@ -168,6 +166,8 @@ def parse_deck(deck: Iterable[str] | Iterable[int], *, size: int = NUM_CARDS) ->
                 f"every card of the pack must appear exactly once"
             )
         seen[card] = i
+    if len(cards) != size:
+        raise ValueError(f"a deck must hold exactly {size} cards, this one holds {len(cards)}")
     if size == NUM_CARDS and JOKER in seen:
         raise ValueError("deck holds the joker JK, but this game uses the 52-card pack without it")
     return cards

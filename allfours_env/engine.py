@@ -50,6 +50,7 @@ from allfours_env.cards import (
     NUM_RANKS,
     RANKS,
     SUIT_MASKS,
+    card_str,
     jack_of,
     mask_str,
     parse_deck,
@@ -89,6 +90,7 @@ class Game:
     ``Rules.make()`` (seven_up, 2 players). ``dealer`` fixes the first dealer (otherwise drawn from
     the seeded RNG); ``decks`` stacks the packs of the first deals (each a list of 52 cards, ``deck[0]``
     the top card, consumed one per deal, redeals included) — after them the RNG shuffles.
+    ``scores`` starts the sides from given scores (each below the target), e.g. to study end games.
     """
 
     __slots__ = (
@@ -101,6 +103,7 @@ class Game:
         "rng",
         "_stacked",
         "first_dealer",
+        "initial_scores",
         "log",
         "decks",
         "awards",
@@ -146,6 +149,7 @@ class Game:
         seed: int | None = None,
         dealer: int | None = None,
         decks: Iterable[Sequence[str] | Sequence[int]] | None = None,
+        scores: Sequence[int] | None = None,
     ) -> None:
         rules = Rules.make() if rules is None else rules
         if not isinstance(rules, Rules):
@@ -167,7 +171,8 @@ class Game:
         self.log: list[tuple[str, int, Any]] = []
         self.decks: list[list[int]] = []
         self.awards: list[tuple[int, str, int, int]] = []
-        self.scores = [0] * self.num_sides
+        self.scores = self._initial_scores(scores)
+        self.initial_scores = tuple(self.scores)
         self.winner: int | None = None
         self.hand_number = 0
         self._turnup_points = tuple(rules.turnup_points.get(r, 0) for r in RANKS)
@@ -175,6 +180,19 @@ class Game:
         self._undertrump_banned = rules.undertrump == "banned_unless_no_choice"
         self._first_lead = rules.trump_selection == "first_lead"
         self._start_hand()
+
+    def _initial_scores(self, scores: Sequence[int] | None) -> list[int]:
+        if scores is None:
+            return [0] * self.num_sides
+        scores = list(scores)
+        if len(scores) != self.num_sides or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 <= x < self.target for x in scores
+        ):
+            raise ValueError(
+                f"scores must give {self.num_sides} whole numbers from 0 to {self.target - 1} "
+                f"(one per side), got {scores!r}"
+            )
+        return scores
 
     # ------------------------------------------------------------------ queries
 
@@ -550,14 +568,16 @@ class Game:
         return []  # captured rule, but the card was discarded and never won (K16)
 
     def _jack(self) -> list[tuple[int, int, str]]:
-        """R8: the side winning the jack of trumps scores; K12 hang jack if it was the other side's."""
+        """R8: the side winning the jack of trumps scores ``jack_points``; if it was another side's
+        jack and ``hang_jack_points`` differs (K12, Trinidad), ``hang_jack_points`` as ``hang_jack``."""
         if self.jack_winner < 0:
             return []  # not in play, or in play only as a discard (K16)
         capturer = self.sides[self.jack_winner]
         holder = next(s for s, cards in enumerate(self.start_hands) if cards & self.jack_bit)
-        if self.sides[holder] == capturer:
-            return [(capturer, self.rules.jack_points, "jack")]
-        return [(capturer, self.rules.hang_jack_points, "hang_jack")]
+        rules = self.rules
+        if self.sides[holder] != capturer and rules.hang_jack_points != rules.jack_points:
+            return [(capturer, rules.hang_jack_points, "hang_jack")]
+        return [(capturer, rules.jack_points, "jack")]
 
     def _game_point(self) -> list[tuple[int, int, str]]:
         """R9: the side with the most card points (R4) scores; ties per ``game_tie_rule`` (K13)."""
@@ -655,3 +675,40 @@ def _as_action_id(action: Any) -> int:
             f"an action id is an integer (see allfours_env.actions), got {type(action).__name__} "
             f"{action!r}; use str_to_action() for text such as 'play AS'"
         ) from None
+
+
+def stack_deck(
+    num_players: int,
+    dealer: int,
+    hands: Sequence[Sequence[str]],
+    turnup: str | None = None,
+    runs: Sequence[tuple[Sequence[Sequence[str]], str]] = (),
+    rest: Sequence[str] | None = None,
+) -> list[str]:
+    """Arrange a pack so that dealing it (R11, P4) gives chosen cards; for tests and studies.
+
+    ``hands[s]`` are seat ``s``'s dealt cards (``hand_size`` of them, any multiple of 3),
+    ``turnup`` the first card turned (``None`` for ``first_lead`` presets), and each run in ``runs``
+    is ``(packets, turnup)`` with ``packets[s]`` the 3 cards seat ``s`` receives. ``rest`` orders the
+    remaining cards (default: card-id order). Returns the pack as text, top card first.
+    """
+    if len(hands) != num_players:
+        raise ValueError(f"give one hand per seat: {num_players} hands, got {len(hands)}")
+    eldest = (dealer + 1) % num_players
+    order = [(eldest + i) % num_players for i in range(num_players)]
+    deck: list[str] = []
+    for packet in range(len(hands[0]) // 3):
+        for seat in order:
+            deck.extend(hands[seat][3 * packet : 3 * packet + 3])
+    if turnup is not None:
+        deck.append(turnup)
+    for packets, run_turnup in runs:
+        for seat in order:
+            deck.extend(packets[seat])
+        deck.append(run_turnup)
+    used = set(deck)
+    if rest is None:
+        rest = [card_str(c) for c in range(NUM_CARDS) if card_str(c) not in used]
+    deck.extend(rest)
+    parse_deck(deck)
+    return deck

@@ -243,10 +243,11 @@ def _draw_hands(
             for counts, ways in splits(t, caps)
         ]
         pick = rng.randrange(sum(w for _, w in options))
-        for counts, weight in options:
+        for option, weight in options:  # noqa: B007 (the chosen option is used after the loop)
             if pick < weight:
                 break
             pick -= weight
+        counts = option
         cards = list(types[t][1])
         rng.shuffle(cards)
         start = 0

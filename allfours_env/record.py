@@ -9,6 +9,7 @@ final scores and the winner::
       "rules": {...every knob...},
       "seed": 7,
       "first_dealer": 1,
+      "initial_scores": [0, 0],
       "deals": [{"dealer": 1, "deck": ["QH", "2C", ...]}, ...],
       "decisions": [[0, "beg"], [1, "run"], [0, "discard 4C"], ..., [1, "play AS"]],
       "awards": [{"deal": 0, "kind": "turnup", "side": 1, "points": 1}, ...],
@@ -47,6 +48,7 @@ def make_record(game: Game) -> dict[str, Any]:
         "rules": game.rules.to_dict(),
         "seed": game.seed,
         "first_dealer": game.first_dealer,
+        "initial_scores": list(game.initial_scores),
         "deals": [
             {"dealer": dealer, "deck": [card_str(c) for c in deck]}
             for dealer, deck in zip(dealers, game.decks)
@@ -81,7 +83,13 @@ def replay(record: Mapping[str, Any]) -> Game:
     try:
         rules = Rules.from_dict(record["rules"])
         decks = [deal["deck"] for deal in record["deals"]]
-        game = Game(rules, seed=record.get("seed"), dealer=record["first_dealer"], decks=decks)
+        game = Game(
+            rules,
+            seed=record.get("seed"),
+            dealer=record["first_dealer"],
+            decks=decks,
+            scores=record.get("initial_scores"),
+        )
     except (RulesError, ValueError, TypeError, KeyError) as err:
         raise RecordError(f"game record cannot be set up: {err}") from None
     for step, item in enumerate(record["decisions"]):

@@ -302,9 +302,6 @@ def _validate(rules: Rules) -> None:
         raise RulesError(
             f"hand_size must be 3, 6 or 9 (dealt in packets of 3, R11), got {rules.hand_size!r}"
         )
-    deal = rules.hand_size * max(players) + 1
-    if deal > 52:
-        raise RulesError(f"hand_size={rules.hand_size} does not fit a 52-card pack for {max(players)} players")
     order = rules.scoring_order
     if not isinstance(order, tuple) or sorted(order) != sorted(SCORING_KINDS):
         raise RulesError(

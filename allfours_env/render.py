@@ -1,0 +1,101 @@
+"""Text rendering of the table, from one seat's point of view or the god's-eye view.
+
+Standard library only; used by the environment's ``ansi``/``human`` render modes, the demo and the
+terminal game.
+"""
+
+from __future__ import annotations
+
+from allfours_env.actions import DISCARD_BASE, PLAY_BASE, action_card, action_to_str
+from allfours_env.cards import NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
+from allfours_env.engine import Game
+
+
+def pretty_card(card: int) -> str:
+    """A card with its suit symbol, high ranks as letters and the ten as 10: ``A♠``, ``10♥``."""
+    if card == 52:
+        return "JK"
+    rank = "23456789TJQKA"[card % NUM_RANKS]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // NUM_RANKS]
+
+
+def pretty_cards(mask: int) -> str:
+    """The cards of a bit set, by suit (spades, hearts, diamonds, clubs), high card first."""
+    groups = []
+    for suit in reversed(range(4)):
+        in_suit = [c for c in cards_of(mask) if c // NUM_RANKS == suit]
+        if in_suit:
+            groups.append(" ".join(pretty_card(c) for c in reversed(in_suit)))
+    return "  ".join(groups) if groups else "-"
+
+
+def pretty_action(action: int) -> str:
+    """An action's text with the card shown by symbol: ``play A♠``, ``discard 10♥``, ``beg``."""
+    card = action_card(action)
+    if card is None:
+        return action_to_str(action)
+    return action_to_str(action).split()[0] + " " + pretty_card(card)
+
+
+def side_name(game: Game, side: int) -> str:
+    """``player_0`` for a lone player, ``player_0+player_2`` for a partnership."""
+    seats = [s for s in range(game.n) if game.sides[s] == side]
+    return "+".join(f"player_{s}" for s in seats)
+
+
+def render_table(game: Game, seat: int | None = None) -> str:
+    """The table as text. With ``seat`` only what that seat may see (its own hand; the others'
+    card counts); with ``None`` every hand (for spectators and debugging)."""
+    rules = game.rules
+    direction = "clockwise" if rules.direction == "cw" else "anticlockwise"
+    lines = [
+        f"{rules.preset} · {game.n} players · to {rules.target_points} · {direction}",
+        "scores: " + ", ".join(f"{side_name(game, s)} {game.scores[s]}" for s in range(game.num_sides)),
+        f"dealer: player_{game.dealer}   eldest: player_{game.eldest}   phase: {game.phase_name}",
+    ]
+    if game.turnups:
+        lines.append("turned up: " + " ".join(pretty_card(c) for c in game.turnups))
+    if game.trump >= 0:
+        lines.append(f"trump: {SUIT_SYMBOLS[game.trump]} {SUIT_NAMES[game.trump]}")
+    elif game.proposed >= 0:
+        lines.append(f"proposed trump: {SUIT_SYMBOLS[game.proposed]} {SUIT_NAMES[game.proposed]}")
+    if game.trick_cards:
+        leader = (game.current_player - len(game.trick_cards)) % game.n
+        played = [f"player_{(leader + i) % game.n} {pretty_card(c)}" for i, c in enumerate(game.trick_cards)]
+        lines.append("trick: " + ", ".join(played))
+    for s in range(game.n):
+        marker = "→" if s == game.current_player else " "
+        if seat is None or s == seat:
+            hand = pretty_cards(game.hands[s])
+        else:
+            hand = f"{game.hands[s].bit_count()} cards"
+        lines.append(f"{marker} player_{s}: {hand}")
+    if game.is_over:
+        lines.append(f"game over: {side_name(game, game.winner)} won")
+    return "\n".join(lines)
+
+
+def describe_event(game: Game, event: tuple, seat: int | None = None) -> str | None:
+    """One line for a log event as ``seat`` may see it (other players' discards are secret), or
+    ``None`` for events not worth a line."""
+    kind, who, value = event
+    if kind == "deal":
+        return f"— deal {value + 1}: player_{who} deals —"
+    if kind == "turnup":
+        return f"player_{who} turns up {pretty_card(value)}"
+    if kind == "act":
+        if DISCARD_BASE <= value < PLAY_BASE and seat is not None and who != seat:
+            return f"player_{who} discards a card"
+        return f"player_{who}: {pretty_action(value)}"
+    if kind == "trump":
+        return f"trump is {SUIT_SYMBOLS[value]} {SUIT_NAMES[value]}"
+    if kind == "trick":
+        return f"player_{who} wins the trick"
+    if kind == "award":
+        point_kind, points = value
+        return f"{side_name(game, who)} scores {points:+d} ({point_kind})"
+    if kind == "thrown_in":
+        return "the pack ran out during the run: the hand is thrown in"
+    if kind == "game_over":
+        return f"game over: {side_name(game, who)} won, scores {'-'.join(map(str, value))}"
+    return None

@@ -1,0 +1,54 @@
+"""Shared helpers for the tests: stacked games and scripted play."""
+
+from __future__ import annotations
+
+import pytest
+
+from allfours_env import Game, Rules, str_to_action
+from allfours_env.engine import stack_deck
+
+#: Every core preset with every player count it allows (RULES.md §4, K1).
+PRESET_PLAYERS = [
+    ("seven_up", 2), ("seven_up", 3), ("seven_up", 4),
+    ("all_fours", 2), ("all_fours", 3), ("all_fours", 4),
+    ("trinidad", 2), ("trinidad", 4),
+    ("blind_all_fours", 2), ("blind_all_fours", 3), ("blind_all_fours", 4),
+]
+
+
+def stacked_game(preset="seven_up", num_players=2, *, dealer=0, hands, turnup=None, runs=(),
+                 scores=None, **knobs) -> Game:
+    """A game whose first deal gives ``hands`` (text, seat order) and turns up ``turnup``."""
+    rules = Rules.make(preset, num_players, **knobs)
+    deck = stack_deck(num_players, dealer, [h.split() for h in hands], turnup,
+                      [([p.split() for p in packets], t) for packets, t in runs])
+    return Game(rules, seed=0, dealer=dealer, decks=[deck], scores=scores)
+
+
+def play(game: Game, *moves: str) -> None:
+    """Apply moves written as ``'seat:action'`` (e.g. ``'1:play TH'``), checking who is to move."""
+    for move in moves:
+        seat, text = move.split(":", 1)
+        assert game.current_player == int(seat), (
+            f"{move}: player_{game.current_player} is to move, not player_{seat}"
+        )
+        game.apply(str_to_action(text))
+
+
+def awards_of(game: Game, deal: int = 0) -> list[tuple[str, int, int]]:
+    """The awards of deal ``deal`` as (kind, side, points)."""
+    return [(kind, side, points) for d, kind, side, points in game.awards if d == deal]
+
+
+@pytest.fixture
+def seven_up_2p() -> Rules:
+    return Rules.make("seven_up", 2)
+
+
+def hand_scores(game: Game, deal: int = 0) -> list[int]:
+    """Points each side scored in deal ``deal`` (plus the starting scores for deal 0)."""
+    totals = list(game.initial_scores) if deal == 0 else [0] * game.num_sides
+    for d, _, side, points in game.awards:
+        if d == deal:
+            totals[side] += points
+    return totals

@@ -1,0 +1,178 @@
+"""Cards and their text form (§1), the rules configuration (§4) and the action layout."""
+
+import pytest
+
+from allfours_env import NUM_ACTIONS, PRESETS, Rules, RulesError, action_to_str, str_to_action
+from allfours_env.cards import (
+    JOKER,
+    card_str,
+    cards_of,
+    mask_of,
+    mask_str,
+    parse_card,
+    parse_cards,
+    parse_deck,
+    rank_of,
+    suit_of,
+)
+
+# ---------------------------------------------------------------- cards
+
+def test_card_ids_and_text_round_trip():
+    assert parse_card("2C") == 0 and parse_card("AC") == 12 and parse_card("2D") == 13
+    assert parse_card("AS") == 51 and parse_card("JK") == JOKER
+    for card in range(53):
+        assert parse_card(card_str(card)) == card
+    assert suit_of(parse_card("TD")) == 1 and rank_of(parse_card("TD")) == 8
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("10H", "'TH'"), ("as", "'AS'"), ("SA", "rank comes first"), ("XX", "ranks"), ("", "not a card"),
+    ("A S", "not a card"),
+])
+def test_parse_card_errors_name_the_problem_and_the_fix(text, hint):
+    with pytest.raises(ValueError, match=hint):
+        parse_card(text)
+
+
+def test_parse_card_rejects_non_strings():
+    with pytest.raises(ValueError, match="string"):
+        parse_card(12)
+
+
+def test_bit_set_helpers():
+    cards = parse_cards("KC 4C AD")
+    mask = mask_of(cards)
+    assert sorted(cards_of(mask)) == sorted(cards)
+    assert mask_str(mask) == "AD KC 4C"
+
+
+FULL_DECK = [card_str(c) for c in range(52)]
+
+
+def test_parse_deck_accepts_a_full_pack_top_card_first():
+    assert parse_deck(FULL_DECK) == list(range(52))
+
+
+@pytest.mark.parametrize("deck, message", [
+    (FULL_DECK[:51], "exactly 52 cards, this one holds 51"),
+    (FULL_DECK + ["AS"], "AS twice"),
+    (FULL_DECK[:51] + ["2C"], "2C twice"),
+    (FULL_DECK[:51] + ["ZZ"], "position 51"),
+    (FULL_DECK[:51] + ["JK"], "joker"),
+    ("AS KS", "not one string"),
+    (FULL_DECK[:51] + [None], "position 51"),
+])
+def test_malformed_decks_are_rejected_with_a_clear_message(deck, message):
+    with pytest.raises(ValueError, match=message):
+        parse_deck(deck)
+
+
+# ---------------------------------------------------------------- rules
+
+TABLE = {  # RULES.md §4, K1..K16 per preset
+    "seven_up": dict(players=(2, 3, 4), direction="cw", trump_selection="turnup",
+                     turnup_scores=(("J", 1),), run_turnup_scoring="only_if_sets_trump", gift_points=1,
+                     gift_recipients="all_dealer_opponents", gift_block="non_beggar_3p",
+                     exhausted_deck_rule="redeal_keep", discard_after_run="to_hand_size",
+                     jack_points=1, hang_jack_points=1, game_points=1, game_tie_rule="seven_up",
+                     target_points=7),
+    "all_fours": dict(players=(2, 3, 4), direction="cw", run_turnup_scoring="every_turnup",
+                      gift_recipients="beggar_side", gift_block="none", exhausted_deck_rule="redeal_void",
+                      discard_after_run="to_hand_size", game_tie_rule="nobody", target_points=11),
+    "trinidad": dict(players=(2, 4), direction="ccw", turnup_scores=(("6", 2), ("J", 3), ("A", 1)),
+                     run_turnup_scoring="every_turnup", gift_recipients="beggar_side", gift_block="none",
+                     exhausted_deck_rule="redeal_keep", discard_after_run="none", hang_jack_points=3,
+                     game_tie_rule="nobody", target_points=14),
+    "blind_all_fours": dict(players=(2, 3, 4), trump_selection="first_lead", game_tie_rule="nobody",
+                            target_points=7),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(TABLE))
+def test_presets_match_the_rules_table(preset):
+    rules = Rules.make(preset, 2)
+    for knob, value in TABLE[preset].items():
+        assert getattr(rules, knob) == value, knob
+    assert rules.partnerships and rules.high_rule == rules.low_rule == "held"
+    assert rules.undertrump == "allowed" and rules.discards_in_play is False
+
+
+def test_default_is_seven_up_two_players():
+    rules = Rules.make()
+    assert rules.preset == "seven_up" and rules.num_players == 2 and set(PRESETS) == set(TABLE)
+
+
+def test_overrides_apply_and_survive_a_dict_round_trip():
+    rules = Rules.make("seven_up", 3, target_points=11, turnup_scores={"J": 1, "A": 2})
+    assert rules.target_points == 11 and rules.turnup_points == {"J": 1, "A": 2}
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert rules.replace(target_points=5).target_points == 5
+
+
+def test_sides_and_partnerships():
+    assert Rules.make("seven_up", 4).num_sides == 2
+    assert [Rules.make("seven_up", 4).side_of(s) for s in range(4)] == [0, 1, 0, 1]
+    assert Rules.make("seven_up", 4, partnerships=False).num_sides == 4
+    assert Rules.make("seven_up", 3).num_sides == 3
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(preset="bridge"), "unknown preset 'bridge'.*seven_up"),
+    (dict(target=7), "unknown knob 'target'.*target_points"),
+    (dict(game_tie_rule="dealer"), "game_tie_rule='dealer'.*'nobody'"),
+    (dict(undertrump=True), "undertrump=True"),
+    (dict(target_points=0), "target_points"),
+    (dict(target_points="7"), "target_points"),
+    (dict(gift_points=-1), "gift_points"),
+    (dict(turnup_scores={"X": 1}), "turnup_scores"),
+    (dict(turnup_scores={"J": 0}), "turnup_scores"),
+    (dict(hand_size=7), "hand_size"),
+    (dict(scoring_order=("high", "low", "game")), "scoring_order"),
+    (dict(partnerships="yes"), "partnerships"),
+    (dict(preset="trinidad", num_players=3), "trinidad.*2, 4 players, not 3"),
+    (dict(num_players=5), "not 5"),
+    (dict(players=(2, 5)), "players"),
+    (dict(preset="blind_all_fours", gift_points=2), "gift_points has no effect"),
+])
+def test_bad_rules_raise_a_message_naming_the_allowed_values(kwargs, message):
+    with pytest.raises(RulesError, match=message):
+        Rules.make(**kwargs)
+
+
+def test_player_count_can_be_widened_by_overriding_K1():
+    assert Rules.make("trinidad", 3, players=(2, 3, 4)).num_players == 3
+
+
+def test_from_dict_rejects_a_dict_of_another_version():
+    data = Rules.make().to_dict()
+    del data["undertrump"]
+    with pytest.raises(RulesError, match="missing"):
+        Rules.from_dict(data)
+
+
+# ---------------------------------------------------------------- actions
+
+def test_action_layout_ids_are_fixed():
+    assert [str_to_action(t) for t in ("stand", "beg", "gift", "run")] == [0, 1, 2, 3]
+    assert str_to_action("discard 2C") == 4 and str_to_action("discard JK") == 56
+    assert str_to_action("play 2C") == 57 and str_to_action("play AS") == 108
+    assert str_to_action("play JK") == 109 and str_to_action("pass") == 110
+    assert str_to_action("bid 1") == 111 and str_to_action("bid 5") == 115
+    assert str_to_action("hold") == 116 and NUM_ACTIONS == 117
+
+
+def test_every_action_id_round_trips_through_its_text():
+    for action in range(NUM_ACTIONS):
+        assert str_to_action(action_to_str(action)) == action
+
+
+@pytest.mark.parametrize("text", ["play", "play 10H", "bid 6", "bid 0", "fold", "Play AS", ""])
+def test_unknown_action_text_raises(text):
+    with pytest.raises(ValueError, match="not an action"):
+        str_to_action(text)
+
+
+def test_out_of_range_action_id_raises():
+    with pytest.raises(ValueError, match="out of range"):
+        action_to_str(NUM_ACTIONS)

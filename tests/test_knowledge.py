@@ -1,0 +1,101 @@
+"""A seat's view hides what it cannot know; resampling is uniform over consistent deals."""
+
+import itertools
+import random
+from collections import Counter
+
+import pytest
+from conftest import play, stacked_game
+
+from allfours_env import Game, Rules, str_to_action
+from allfours_env.cards import parse_card
+from allfours_env.engine import stack_deck
+from allfours_env.knowledge import SeatView, _draw_hands, known_voids
+
+
+def test_history_hides_other_players_discards_but_shows_ones_own():
+    game = stacked_game(hands=("2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D"), turnup="9H",
+                        runs=[(("8C 9C TC", "8D 9D TD"), "4S")])
+    play(game, "1:beg", "0:run", "1:discard 8D", "1:discard 9D", "1:discard TD", "0:discard 8C")
+    mine = [e for e in SeatView(game, 0).history() if e[0] == "act" and e[1] == 1]
+    assert ("act", 1, None) in mine and ("act", 1, str_to_action("discard 8D")) not in mine
+    own = SeatView(game, 0).history()
+    assert ("act", 0, str_to_action("discard 8C")) in own
+
+
+def test_voids_follow_from_R3_and_from_forced_undertrumps():
+    game = stacked_game("seven_up", 3, hands=("2S 3S 4S 7S 8S 9S", "5H 2C 3C 4C 5C 6C",
+                                             "QS 7C 8C 9C TC JC"), turnup="6S",
+                        undertrump="banned_unless_no_choice")
+    play(game, "1:stand", "1:play 5H", "2:play QS", "0:play 2S")
+    voids = known_voids(game)
+    assert voids[2] == 0  # trumping is always allowed: no inference
+    lower_spades = sum(1 << parse_card(c) for c in "2S 3S 4S 5S 6S 7S 8S 9S TS JS".split())
+    assert voids[0] == ((1 << 52) - 1) & ~lower_spades  # forced under-trump: only lower trumps held
+    game2 = stacked_game(hands=("4C 5C 2D 3S 4S 5S", "AH 6D 3D 4D 5D 8C"), turnup="9C")
+    play(game2, "1:stand", "1:play AH", "0:play 2D")  # 0 neither followed nor trumped
+    hearts = sum(1 << parse_card(r + "H") for r in "23456789TJQKA")
+    assert known_voids(game2)[0] == hearts
+
+
+def test_observations_of_a_seat_do_not_depend_on_cards_hidden_from_it():
+    mine = "KC 4C AD KH 5S 3D"
+    deck_a = stack_deck(2, 0, [mine.split(), "JC 2C TD TH AS QH".split()], "8C")
+    deck_b = stack_deck(2, 0, [mine.split(), "9S 2H 6D 7H QS QD".split()], "8C")
+    views = []
+    for deck in (deck_a, deck_b):
+        game = Game(Rules.make(), seed=0, dealer=0, decks=[deck])
+        game.apply(str_to_action("beg"))
+        view = SeatView(game, 0)
+        views.append((view.hand, view.history(), view.turnups, view.hand_sizes(), view.legal_actions(),
+                      view.scores))
+    assert views[0] == views[1]
+
+
+def _brute_force(hidden, sizes, forbidden):
+    """Every split of ``hidden`` into hands of ``sizes`` avoiding ``forbidden`` (pool = rest)."""
+    out = []
+    for first in itertools.combinations(hidden, sizes[0]):
+        if any(forbidden[0] >> c & 1 for c in first):
+            continue
+        rest = [c for c in hidden if c not in first]
+        for second in itertools.combinations(rest, sizes[1]):
+            if any(forbidden[1] >> c & 1 for c in second):
+                continue
+            out.append((frozenset(first), frozenset(second)))
+    return out
+
+
+def test_draw_hands_is_uniform_over_consistent_splits():
+    hidden = [0, 1, 2, 13, 14, 26, 27]  # clubs 2-4, diamonds 2-3, hearts 2-3
+    clubs = 0b111
+    forbidden = [clubs, 1 << 26]  # seat A is void in clubs, seat B cannot hold 2H
+    sizes = [2, 3]
+    support = _brute_force(hidden, sizes, forbidden)
+    rng = random.Random(0)
+    draws = 200 * len(support)
+    counts = Counter()
+    for _ in range(draws):
+        hands, pool = _draw_hands(hidden, sizes, forbidden, rng)
+        key = (frozenset(hands[0]), frozenset(hands[1]))
+        assert key in set(support)
+        assert sorted(hands[0] + hands[1] + pool) == sorted(hidden)
+        counts[key] += 1
+    assert set(counts) == set(support)
+    expected = draws / len(support)
+    chi2 = sum((counts[k] - expected) ** 2 / expected for k in support)
+    dof = len(support) - 1
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5  # far beyond the 99.9th percentile would fail
+
+
+def test_draw_hands_reports_impossible_constraints():
+    with pytest.raises(ValueError, match="no deal is consistent"):
+        _draw_hands([0, 1], [2], [0b11], random.Random(0))
+
+
+def test_resample_does_not_leak_future_deals_from_the_real_rng():
+    game = Game(Rules.make(), seed=9)
+    world_a = SeatView(game, game.current_player).resample(random.Random(1))
+    world_b = SeatView(game, game.current_player).resample(random.Random(2))
+    assert world_a.rng.getstate() != game.rng.getstate()
+    assert world_a.rng.getstate() != world_b.rng.getstate()

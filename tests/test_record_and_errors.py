@@ -1,0 +1,141 @@
+"""Game records replay exactly; bad input raises errors that name the problem."""
+
+import json
+import random
+
+import pytest
+from conftest import PRESET_PLAYERS
+
+from allfours_env import Game, IllegalActionError, RecordError, Rules, replay, str_to_action
+from allfours_env.record import load_record, save_record
+
+
+def random_game(preset="seven_up", num_players=2, seed=0) -> Game:
+    game = Game(Rules.make(preset, num_players), seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+def test_record_is_json_and_replays_to_the_same_result(preset, num_players, tmp_path):
+    game = random_game(preset, num_players, seed=11)
+    record = game.record()
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    loaded = load_record(path)
+    assert loaded == json.loads(json.dumps(record))
+    again = replay(loaded)
+    assert again.scores == game.scores and again.winner == game.winner
+    assert again.record() == record
+    assert sum(points for _, _, _, points in game.awards) == sum(game.scores)
+
+
+def test_record_holds_every_deal_decision_and_award():
+    game = random_game(seed=3)
+    record = game.record()
+    assert len(record["deals"]) == len(game.decks)
+    assert all(len(deal["deck"]) == 52 for deal in record["deals"])
+    assert len(record["decisions"]) == sum(1 for kind, _, _ in game.log if kind == "act")
+    assert record["winner"] == game.winner and record["scores"] == game.scores
+    assert {a["kind"] for a in record["awards"]} <= {"turnup", "gift", "high", "low", "jack", "hang_jack",
+                                                    "game", "void"}
+
+
+def test_tampered_record_does_not_replay():
+    record = random_game(seed=4).record()
+    record["scores"] = [s + 1 for s in record["scores"]]
+    with pytest.raises(RecordError, match="scores"):
+        replay(record)
+
+
+def test_record_with_a_swapped_deck_fails_with_a_clear_error():
+    record = random_game(seed=5).record()
+    deck = record["deals"][0]["deck"]
+    deck[0], deck[20] = deck[20], deck[0]
+    with pytest.raises(RecordError):
+        replay(record)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda r: r.pop("decisions"), "lacks decisions"),
+    (lambda r: r.update(format="other/9"), "format"),
+    (lambda r: r["decisions"].__setitem__(0, [0, "fly"]), "malformed"),
+    (lambda r: r["rules"].update(target_points=0), "cannot be set up"),
+    (lambda r: r["deals"][0]["deck"].pop(), "cannot be set up"),
+])
+def test_malformed_records_raise_record_error(mutate, message):
+    record = random_game(seed=6).record()
+    mutate(record)
+    with pytest.raises(RecordError, match=message):
+        replay(record)
+
+
+def test_load_record_reports_invalid_json(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    with pytest.raises(RecordError, match="not valid JSON"):
+        load_record(path)
+
+
+def snapshot(game: Game):
+    return (repr(game), game.record(), list(game.log), game.phase, game.current_player,
+            list(game.hands), list(game.scores), game.legal_actions())
+
+
+@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+def test_illegal_actions_raise_and_leave_the_state_unchanged(preset, num_players):
+    game = Game(Rules.make(preset, num_players), seed=2)
+    rng = random.Random(2)
+    checked = 0
+    while not game.is_over:
+        legal = set(game.legal_actions())
+        illegal = [a for a in range(117) if a not in legal]
+        before = snapshot(game)
+        for action in rng.sample(illegal, 3):
+            with pytest.raises(IllegalActionError, match="not legal"):
+                game.apply(action)
+            checked += 1
+        assert snapshot(game) == before
+        game.apply(rng.choice(sorted(legal)))
+    with pytest.raises(IllegalActionError, match="game is over"):
+        game.apply(0)
+    assert checked > 30
+
+
+def test_illegal_action_message_names_the_action_and_the_legal_ones():
+    game = Game(Rules.make(), seed=0)
+    with pytest.raises(IllegalActionError, match=r"'play AS'.*legal actions: stand, beg"):
+        game.apply(str_to_action("play AS"))
+
+
+def test_non_integer_actions_are_rejected():
+    game = Game(Rules.make(), seed=0)
+    for bad in ("stand", 1.0, None, True):
+        with pytest.raises(TypeError):
+            game.apply(bad)
+
+
+def test_numpy_integer_actions_are_accepted():
+    np = pytest.importorskip("numpy")
+    game = Game(Rules.make(), seed=0)
+    game.apply(np.int64(0))
+    assert game.phase_name == "play"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(dealer=2), "dealer must be a seat number 0..1"),
+    (dict(dealer=True), "dealer"),
+    (dict(scores=(7, 0)), "scores"),
+    (dict(scores=(1, 2, 3)), "scores"),
+    (dict(decks=[["AS"] * 52]), "AS twice"),
+])
+def test_bad_game_arguments_raise(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Game(Rules.make(), **kwargs)
+
+
+def test_rules_must_be_a_rules_object():
+    with pytest.raises(TypeError, match="Rules.make"):
+        Game("seven_up")
