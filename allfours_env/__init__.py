@@ -14,7 +14,20 @@ from allfours_env.rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"
 
+_LAZY = {"env": "allfours_env.aec", "raw_env": "allfours_env.aec", "ENV_ID": "allfours_env.aec"}
+
+
+def __getattr__(name: str):
+    """Load the PettingZoo environment (numpy, Gymnasium, PettingZoo) only when it is asked for."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'allfours_env' has no attribute {name!r}")
+
+
 __all__ = [
+    "ENV_ID",
     "NUM_ACTIONS",
     "PHASE_NAMES",
     "PRESETS",
@@ -25,10 +38,12 @@ __all__ = [
     "RulesError",
     "action_to_str",
     "card_str",
+    "env",
     "load_record",
     "parse_card",
     "parse_cards",
     "parse_deck",
+    "raw_env",
     "replay",
     "save_record",
     "str_to_action",

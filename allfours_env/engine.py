@@ -57,8 +57,8 @@ from allfours_env.cards import (
 )
 from allfours_env.rules import Rules
 
-BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER = range(5)
-PHASE_NAMES = ("beg", "gift_or_run", "discard", "play", "game_over")
+BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER = range(6)
+PHASE_NAMES = ("beg", "gift_or_run", "discard", "play", "game_over", "hand_over")
 
 _SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
 _RANK_OF = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
@@ -91,6 +91,8 @@ class Game:
     the seeded RNG); ``decks`` stacks the packs of the first deals (each a list of 52 cards, ``deck[0]``
     the top card, consumed one per deal, redeals included) — after them the RNG shuffles.
     ``scores`` starts the sides from given scores (each below the target), e.g. to study end games.
+    ``stop_after_hand`` pauses in phase ``hand_over`` after each completed hand (no one to move)
+    until :meth:`next_hand` is called — for one-hand episodes.
     """
 
     __slots__ = (
@@ -135,11 +137,13 @@ class Game:
         "win_seat",
         "win_key",
         "hand_award_start",
+        "hand_log_start",
         "_legal",
         "_turnup_points",
         "_hand_size",
         "_undertrump_banned",
         "_first_lead",
+        "_stop_after_hand",
     )
 
     def __init__(
@@ -150,6 +154,7 @@ class Game:
         dealer: int | None = None,
         decks: Iterable[Sequence[str] | Sequence[int]] | None = None,
         scores: Sequence[int] | None = None,
+        stop_after_hand: bool = False,
     ) -> None:
         rules = Rules.make() if rules is None else rules
         if not isinstance(rules, Rules):
@@ -179,6 +184,7 @@ class Game:
         self._hand_size = rules.hand_size
         self._undertrump_banned = rules.undertrump == "banned_unless_no_choice"
         self._first_lead = rules.trump_selection == "first_lead"
+        self._stop_after_hand = bool(stop_after_hand)
         self._start_hand()
 
     def _initial_scores(self, scores: Sequence[int] | None) -> list[int]:
@@ -203,7 +209,8 @@ class Game:
 
     @property
     def phase_name(self) -> str:
-        """The current phase: ``beg``, ``gift_or_run``, ``discard``, ``play`` or ``game_over``."""
+        """The current phase: ``beg``, ``gift_or_run``, ``discard``, ``play``, ``game_over`` or
+        ``hand_over`` (only with ``stop_after_hand``)."""
         return PHASE_NAMES[self.phase]
 
     def legal_actions(self) -> tuple[int, ...]:
@@ -270,10 +277,7 @@ class Game:
 
     def hand_log(self) -> list[tuple[str, int, Any]]:
         """The events of the current (or, after the game, the last) deal, its ``deal`` event first."""
-        for i in range(len(self.log) - 1, -1, -1):
-            if self.log[i][0] == "deal":
-                return self.log[i:]
-        return []
+        return self.log[self.hand_log_start :]
 
     # ------------------------------------------------------------------ the one mutator
 
@@ -331,6 +335,7 @@ class Game:
         else:
             deck = list(range(NUM_CARDS))
             self.rng.shuffle(deck)
+        self.hand_log_start = len(self.log)
         self.log.append(("deal", self.dealer, len(self.decks)))
         self.decks.append(deck)
         self.deck = deck
@@ -541,6 +546,21 @@ class Game:
                     return
         self.log.append(("hand_end", self.dealer, self.hand_number))
         self.hand_number += 1
+        if self._stop_after_hand:
+            self.phase = HAND_OVER
+            self.current_player = -1
+            self._legal = ()
+            return
+        self.dealer = (self.dealer + 1) % self.n
+        self._start_hand()
+
+    def next_hand(self) -> None:
+        """Deal the next hand after a pause in phase ``hand_over`` (see ``stop_after_hand``)."""
+        if self.phase != HAND_OVER:
+            raise IllegalActionError(
+                f"next_hand() is only for a game paused after a hand (phase 'hand_over'), "
+                f"not in phase {self.phase_name!r}"
+            )
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand()
 
@@ -620,6 +640,8 @@ class Game:
     # ------------------------------------------------------------------ errors, copies, records
 
     def _illegal(self, action: int) -> IllegalActionError:
+        if self.phase == HAND_OVER:
+            return IllegalActionError("the hand is over and the game paused: call next_hand() first")
         if self.phase == GAME_OVER:
             return IllegalActionError(
                 f"the game is over (side {self.winner} won, scores {self.scores}): "

@@ -4,12 +4,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+
+pip_install() {
+    # pip's own warnings about unusable local index folders (some machines' pip.conf) are noise here.
+    .venv/bin/pip install --quiet "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+}
+
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 # CPU PyTorch first, pinned, so stable-baselines3 does not pull an unpinned multi-GB CUDA build.
-# Override with TORCH_SPEC (e.g. TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu").
+# Override with TORCH_SPEC, e.g. TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu".
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
-    .venv/bin/pip install --quiet ${TORCH_SPEC:-torch==2.13.0}
+    # shellcheck disable=SC2086
+    pip_install ${TORCH_SPEC:-torch==2.13.0}
 fi
-.venv/bin/pip install --quiet -e ".[train,dev]"
+pip_install -e ".[train,dev]"

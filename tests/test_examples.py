@@ -1,10 +1,9 @@
 """The worked examples of RULES.md §5, one test each (2 players: A = player_0 deals, B = player_1
 is eldest, unless stated)."""
 
-from conftest import awards_of, hand_scores, play, stacked_game
-
 from allfours_env.cards import DIAMONDS, HEARTS, SPADES
 from allfours_env.engine import BEG_PHASE, GAME_OVER, PLAY_PHASE
+from conftest import awards_of, hand_scores, play, stacked_game
 
 E1_HANDS = ("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH")
 E1_TRICKS = (

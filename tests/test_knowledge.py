@@ -5,12 +5,12 @@ import random
 from collections import Counter
 
 import pytest
-from conftest import play, stacked_game
 
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.cards import parse_card
 from allfours_env.engine import stack_deck
 from allfours_env.knowledge import SeatView, _draw_hands, known_voids
+from conftest import play, stacked_game
 
 
 def test_history_hides_other_players_discards_but_shows_ones_own():

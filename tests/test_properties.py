@@ -2,7 +2,6 @@
 
 import random
 
-from conftest import PRESET_PLAYERS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +10,7 @@ from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
 from allfours_env.cards import FULL_PACK, cards_of
 from allfours_env.engine import BEG_PHASE, DISCARD_PHASE, GIFT_PHASE
 from allfours_env.knowledge import SeatView, known_voids
+from conftest import PRESET_PLAYERS
 
 MAX_DECISIONS = 20_000  # far above any real game; a game that runs this long is a bug
 

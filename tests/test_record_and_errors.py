@@ -4,10 +4,10 @@ import json
 import random
 
 import pytest
-from conftest import PRESET_PLAYERS
 
 from allfours_env import Game, IllegalActionError, RecordError, Rules, replay, str_to_action
 from allfours_env.record import load_record, save_record
+from conftest import PRESET_PLAYERS
 
 
 def random_game(preset="seven_up", num_players=2, seed=0) -> Game:

@@ -4,12 +4,12 @@ Unless stated: 2 players, player_0 deals, player_1 is eldest.
 """
 
 import pytest
-from conftest import awards_of, hand_scores, play, stacked_game
 
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.actions import RUN
 from allfours_env.cards import CARD_GAME_POINTS, CLUBS, HEARTS, SPADES, parse_card, parse_cards
 from allfours_env.engine import BEG_PHASE, DISCARD_PHASE, GAME_OVER, GIFT_PHASE, PLAY_PHASE, stack_deck
+from conftest import awards_of, hand_scores, play, stacked_game
 
 
 def legal_texts(game):

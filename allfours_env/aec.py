@@ -1,0 +1,346 @@
+"""# All Fours — PettingZoo AEC environment (``all_fours_v0``)
+
+```python
+import allfours_env
+
+env = allfours_env.env(preset="seven_up", num_players=2)   # any preset, 2-4 players, knob overrides
+env.reset(seed=0)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    action = None if termination or truncation else env.action_space(agent).sample(observation["action_mask"])
+    env.step(action)
+```
+
+| | |
+| --- | --- |
+| agents | ``player_0 … player_{n-1}``, ``n`` = 2, 3 or 4 (the preset's K1) |
+| actions | ``Discrete(117)``, identical for every preset and player count |
+| observation | ``{"observation": Box(0, 1, (749,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
+| import | ``allfours_env.env(...)`` (wrapped) or ``allfours_env.raw_env(...)`` |
+| registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env.aec`` is imported |
+
+**Creation.** ``env(preset="seven_up", num_players=2, render_mode=None, episode="game", reward=None,
+**knob_overrides)``. ``preset`` is ``seven_up``, ``all_fours``, ``trinidad`` or ``blind_all_fours``;
+any knob of RULES.md §4 can be overridden by keyword (``target_points=11``). Bad values raise
+:class:`~allfours_env.rules.RulesError` naming the allowed ones. ``env()`` wraps ``raw_env`` in
+``TerminateIllegalWrapper`` (an illegal move ends the game, the offender gets −1),
+``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``.
+
+**Episodes.** ``episode="game"`` (default): one episode is one game to the target.
+``episode="hand"``: one episode is one hand; ``reset()`` then deals the next hand of the same game
+(scores carry over) until the game is over, and a new game after that; ``reset(seed=...)`` or
+``reset(options=...)`` always starts a new game.
+
+**Every decision is a step.** Eldest's stand/beg, the dealer's gift/run, each single-card discard
+(the same agent acts again until it holds its hand size again), each card played. Dealing, turning
+up and scoring happen inside ``step``. A decision with one legal action is still a step.
+
+**Actions** (ids never change; later presets' ids are reserved):
+
+| ids | action | phase |
+| --- | --- | --- |
+| 0, 1 | ``stand``, ``beg`` | beg (eldest) |
+| 2, 3 | ``gift``, ``run`` | gift_or_run (dealer) |
+| 4–56 | ``discard XX``: card id ``a − 4`` (56 = joker) | discard |
+| 57–109 | ``play XX``: card id ``a − 57`` (109 = joker) | play |
+| 110 | ``pass`` (reserved) | bidding presets |
+| 111–115 | ``bid 1`` … ``bid 5`` (reserved) | bidding presets |
+| 116 | ``hold`` (reserved) | bidding presets |
+
+Card id = ``suit * 13 + rank`` with suits C D H S and ranks 2 … A. ``raw_env.action_to_str(i)`` and
+``raw_env.str_to_action("play AS")`` convert.
+
+**Observation.** The acting seat's information state with perfect recall of the current hand,
+seat-relative, the same 749 floats for every preset and player count; the index table is in
+:mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent to move and
+all zeros for every other agent.
+
+**Rewards** (zero-sum). ``reward="win"`` (default for ``episode="game"``): at the end of the game
+each player of the winning side gets +1 and each other player −1/(sides − 1): 2 players +1/−1;
+3 players +1/−0.5/−0.5; 4 players in partnerships +1, +1, −1, −1. ``reward="points"`` (default for
+``episode="hand"``): whenever a side scores ``p`` points (turn-up, gift, High, Low, Jack, Game, a
+voided hand's −p), its players get ``+p`` and every other player ``−p/(sides − 1)``. In ``hand``
+episodes ``reward="win"`` pays only when the game ends within that hand.
+
+**Reset.** ``reset(seed=None, options=None)``; ``options`` may hold ``dealer`` (the first dealer's
+seat), ``decks`` (a list of packs of 52 card strings, ``deck[0]`` the top card, consumed one per deal,
+redeals included; after them deals come from the seeded RNG) and ``scores`` (starting scores per
+side). A seeded reset fixes everything; ``reset()`` without a seed continues the RNG stream.
+
+**State for scripts and tests** (read-only, on ``raw_env`` / ``env.unwrapped``): ``game`` (the engine),
+``scores``, ``winner``, ``phase``, ``record`` (the JSON game record).
+
+**Rendering.** ``render_mode="ansi"``: ``render()`` returns the table as text with every hand shown
+(a spectator's view); ``"human"`` prints it after every step.
+
+**Version history.** v0: first release (seven_up, all_fours, trinidad, blind_all_fours).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from allfours_env import actions
+from allfours_env.engine import GAME_OVER, HAND_OVER, Game
+from allfours_env.observation import OBS_SIZE, SeatEncoder
+from allfours_env.render import render_table
+from allfours_env.rules import Rules
+
+ENV_ID = "allfours/AllFours-v0"
+EPISODES = ("game", "hand")
+REWARDS = ("win", "points")
+RESET_OPTIONS = ("dealer", "decks", "scores")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The All Fours AEC environment behind PettingZoo's standard wrappers (see the module doc)."""
+    wrapped: AECEnv = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
+    """The unwrapped All Fours AEC environment (see the module docstring)."""
+
+    metadata = {
+        "name": "all_fours_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    action_to_str = staticmethod(actions.action_to_str)
+    str_to_action = staticmethod(actions.str_to_action)
+
+    def __init__(
+        self,
+        preset: str = "seven_up",
+        num_players: int = 2,
+        render_mode: str | None = None,
+        episode: str = "game",
+        reward: str | None = None,
+        **knob_overrides: Any,
+    ) -> None:
+        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, **knob_overrides)
+        super().__init__()
+        self.rules = Rules.make(preset, num_players, **knob_overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'human' or 'ansi'")
+        if episode not in EPISODES:
+            raise ValueError(f"episode={episode!r} is not allowed: use 'game' or 'hand'")
+        if reward is None:
+            reward = "win" if episode == "game" else "points"
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not allowed: use 'win' or 'points'")
+        self.render_mode = render_mode
+        self.episode = episode
+        self.reward_mode = reward
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = []
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (actions.NUM_ACTIONS,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(actions.NUM_ACTIONS)
+        self._encoders = [SeatEncoder(self.rules, seat) for seat in range(n)]
+        self._sides = [self.rules.side_of(seat) for seat in range(n)]
+        num_sides = self.rules.num_sides
+        self._loser_share = 1.0 / (num_sides - 1)
+        self._zero_mask = np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
+        self._mask = np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
+        self._mask_bits = memoryview(self._mask)
+        self._mask_legal: tuple[int, ...] = ()
+        self._rewards_paid = False
+        self.np_random, _ = seeding.np_random(None)
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_space
+
+    # ------------------------------------------------------------------ reset / step
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:  # a warning, not an error: PettingZoo's api_test passes made-up options
+            warnings.warn(
+                f"reset() ignores unknown option(s) {unknown}: the options are {', '.join(RESET_OPTIONS)}",
+                stacklevel=2,
+            )
+            options = {k: v for k, v in options.items() if k in RESET_OPTIONS}
+        game = self.game
+        if (
+            self.episode == "hand"
+            and seed is None
+            and not options
+            and game is not None
+            and game.phase == HAND_OVER
+        ):
+            seen = len(game.log)
+            game.next_hand()
+        else:
+            seen = 0
+            game = Game(
+                self.rules,
+                seed=int(self.np_random.integers(2**63)),
+                dealer=options.get("dealer"),
+                decks=options.get("decks"),
+                scores=options.get("scores"),
+                stop_after_hand=self.episode == "hand",
+            )
+            self.game = game
+            for encoder in self._encoders:
+                encoder.reset(game)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._rewards_paid = False
+        if self._pay_rewards(seen):  # a turn-up can score before anyone acts (P1)
+            self._accumulate_rewards()
+        if game.current_player >= 0:
+            self.agent_selection = self.possible_agents[game.current_player]
+        else:  # the game ended before any decision (a winning turn-up, E3)
+            self.agent_selection = self.possible_agents[game.eldest]
+            self.terminations = dict.fromkeys(self.agents, True)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        seen = len(game.log)
+        game.apply(action)
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_paid:  # clear last step's rewards
+            for name in self.rewards:
+                self.rewards[name] = 0.0
+            self._rewards_paid = False
+        if self._pay_rewards(seen):
+            self._accumulate_rewards()
+        if game.current_player >= 0:
+            self.agent_selection = self.possible_agents[game.current_player]
+        else:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.n]
+        if self.render_mode == "human":
+            self.render()
+
+    def _pay_rewards(self, since: int) -> bool:
+        """Turn the awards logged since index ``since`` (or the win) into rewards (zero-sum);
+        return whether any reward was paid."""
+        game = self.game
+        if self.reward_mode == "points":
+            for kind, side, value in game.log[since:]:
+                if kind == "award":
+                    self._pay_side(side, float(value[1]))
+        elif game.phase == GAME_OVER and len(game.log) - 1 >= since:  # the game ended just now
+            self._pay_side(game.winner, 1.0)
+        return self._rewards_paid
+
+    def _pay_side(self, side: int, value: float) -> None:
+        self._rewards_paid = True
+        rewards = self.rewards
+        loss = value * self._loser_share
+        for seat, agent in enumerate(self.possible_agents):
+            rewards[agent] += value if self._sides[seat] == side else -loss
+
+    # ------------------------------------------------------------------ observations
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        observation = self._encoders[seat].update().copy()
+        game = self.game
+        if seat != game.current_player:
+            return {"observation": observation, "action_mask": self._zero_mask.copy()}
+        legal = game.legal_actions()
+        if legal is not self._mask_legal:  # move the set bits of the one reusable mask buffer
+            bits = self._mask_bits
+            for action in self._mask_legal:
+                bits[action] = 0
+            for action in legal:
+                bits[action] = 1
+            self._mask_legal = legal
+        return {"observation": observation, "action_mask": self._mask.copy()}
+
+    # ------------------------------------------------------------------ public state
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Each side's score (side ``s`` holds ``player_s``, and ``player_{s+2}`` in partnerships)."""
+        return tuple(self._require_game().scores)
+
+    @property
+    def winner(self) -> int | None:
+        """The winning side, or ``None`` while the game goes on."""
+        return self._require_game().winner
+
+    @property
+    def phase(self) -> str:
+        """The engine's phase: beg, gift_or_run, discard, play, hand_over or game_over."""
+        return self._require_game().phase_name
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The JSON game record of the current game (see :mod:`allfours_env.record`)."""
+        return self._require_game().record()
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before reading the game state")
+        return self.game
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render() without a render_mode; use 'ansi' or 'human'.")
+            return None
+        text = render_table(self._require_game())
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (no window, no files)."""
+
+
+def _register() -> None:
+    """Register ``allfours/AllFours-v0`` with PettingZoo's registry where the version has one."""
+    try:
+        from pettingzoo import register
+        from pettingzoo.env_registry.registration import aec_registry
+    except ImportError:
+        return
+    if ENV_ID not in aec_registry:
+        register("aec", ENV_ID, entry_point="allfours_env.aec:env")
+
+
+_register()
+
+__all__ = ["ENV_ID", "env", "raw_env"]

@@ -1,0 +1,249 @@
+"""Single-agent and RLlib views of the All Fours AEC environment.
+
+``SingleAgentEnv`` is a Gymnasium env for Stable-Baselines3 / sb3-contrib: the learner plays one
+seat (or its whole side) and every other seat is played inside ``step`` by opponent policies. The
+learner sees only its own decisions; its reward (the AEC rewards of its seat, see
+:mod:`allfours_env.aec`) arrives at its next decision or at the end of the episode, so nothing
+bootstraps across players. ``action_masks()`` is what ``sb3_contrib.MaskablePPO`` asks for::
+
+    from sb3_contrib import MaskablePPO
+    from allfours_env.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv(preset="seven_up", num_players=2, seed=0)   # opponents: random legal play
+    model = MaskablePPO("MlpPolicy", env, seed=0).learn(10_000)
+
+**Opponents.** ``opponents`` may be ``None`` (uniformly random legal moves, seeded by the env), a
+policy used for every opponent seat, or a *pool*: any object with ``sample(rng) -> policy``, asked
+for a fresh policy for each opponent seat at every reset (self-play with frozen snapshots, mixed
+bots). A policy is either an object with ``act(observation, view) -> action`` — ``observation`` the
+AEC observation dict of its seat, ``view`` the engine's :class:`~allfours_env.knowledge.SeatView` of
+that seat (never another player's cards), as the ``agents`` package's bots implement — or a plain
+callable ``policy(observation) -> action``.
+
+**Partnerships.** With four players in partnerships, ``partner="learner"`` (default) lets the
+learner decide for both seats of its side; pass a policy to have the partner played by it.
+
+**Illegal actions.** With ``illegal_action="terminate"`` (default, like PettingZoo's
+``TerminateIllegalWrapper``) an illegal learner action ends the episode with reward −1 and
+``info["illegal_action"] = True`` (a warning is logged once); ``"raise"`` raises instead.
+
+``RLlibActionMaskWrapper`` renames the observation keys to RLlib's new-stack action-masking
+convention (``"observations"`` and ``"action_mask"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from allfours_env.aec import raw_env
+from allfours_env.engine import IllegalActionError
+from allfours_env.knowledge import SeatView
+from allfours_env.observation import OBS_SIZE
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A player: chooses a legal action from its seat's observation and knowledge."""
+
+    def act(self, observation: dict[str, np.ndarray], view: SeatView) -> int: ...
+
+
+class RandomPolicy:
+    """Uniformly random legal actions from its own seeded generator."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, observation: dict[str, np.ndarray], view: SeatView) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[self.rng.integers(len(legal))])
+
+
+def _call(policy: Any, observation: dict[str, np.ndarray], view: SeatView) -> int:
+    if hasattr(policy, "act"):
+        return policy.act(observation, view)
+    return policy(observation)
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learner against opponents that move inside ``step`` (see the module docstring).
+
+    ``learner_seat`` fixes the learner's seat; ``None`` (default) draws it at every reset so the
+    learner meets every position. ``preset``, ``num_players``, ``episode``, ``reward`` and knob
+    overrides are those of :class:`~allfours_env.aec.raw_env`.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        preset: str = "seven_up",
+        num_players: int = 2,
+        *,
+        opponents: Any = None,
+        partner: Any = "learner",
+        learner_seat: int | None = None,
+        seed: int | None = None,
+        illegal_action: str = "terminate",
+        episode: str = "game",
+        reward: str | None = None,
+        render_mode: str | None = None,
+        **knob_overrides: Any,
+    ) -> None:
+        self.aec = raw_env(preset, num_players, render_mode=None, episode=episode, reward=reward,
+                           **knob_overrides)
+        self.render_mode = render_mode
+        n = num_players
+        if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action={illegal_action!r}: use 'terminate' or 'raise'")
+        if partner != "learner" and not (hasattr(partner, "act") or callable(partner)):
+            raise TypeError("partner must be 'learner' or a policy (an object with act() or a callable)")
+        if opponents is not None and not (
+            hasattr(opponents, "act") or hasattr(opponents, "sample") or callable(opponents)
+        ):
+            raise TypeError("opponents must be None, a policy, or a pool with sample(rng)")
+        self.opponents = opponents
+        self.partner = partner
+        self.learner_seat = learner_seat
+        self.illegal_action = illegal_action
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(self.aec.action_space("player_0").n)
+        self._seed = seed
+        self._warned_illegal = False
+        self._seat = 0
+        self._controlled: set[int] = set()
+        self._policies: dict[int, Any] = {}
+        self._observation: dict[str, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is None and self._seed is not None:
+            seed, self._seed = self._seed, None  # the constructor's seed applies to the first reset
+        super().reset(seed=seed)
+        aec_seed = int(self.np_random.integers(2**63)) if seed is not None else None
+        for _ in range(100):
+            self.aec.reset(seed=aec_seed, options=options)
+            self._reward = 0.0
+            self._seat_players()
+            self._collect()  # a turn-up may score before anyone moves (P1)
+            if not self._advance():
+                return self._observation["observation"], self._info()
+            aec_seed, options = None, None  # over before the learner moved (E3): play the next one
+        raise RuntimeError("100 episodes in a row ended before the learner's first decision: "
+                           "check target_points and turnup_scores")
+
+    def step(self, action: Any):
+        mask = self._observation["action_mask"]
+        action = int(action)
+        if not (0 <= action < mask.shape[0]) or not mask[action]:
+            return self._illegal(action)
+        self.aec.step(action)
+        self._collect()
+        terminated = self._advance()
+        reward, self._reward = self._reward, 0.0
+        return self._observation["observation"], reward, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO reads this)."""
+        return self._observation["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            from allfours_env.render import render_table
+
+            return render_table(self.aec.game, seat=self._seat)
+        return None
+
+    # ------------------------------------------------------------------ internals
+
+    def _seat_players(self) -> None:
+        """Choose the learner's seat and a policy for every other seat (partner included)."""
+        n = self.aec.rules.num_players
+        self._seat = self.learner_seat if self.learner_seat is not None else int(self.np_random.integers(n))
+        sides = [self.aec.rules.side_of(s) for s in range(n)]
+        self._controlled = {self._seat}
+        if self.partner == "learner":
+            self._controlled |= {s for s in range(n) if sides[s] == sides[self._seat]}
+        self._policies = {}
+        for s in range(n):
+            if s in self._controlled:
+                continue
+            self._policies[s] = self.partner if sides[s] == sides[self._seat] else self._draw_opponent()
+
+    def _draw_opponent(self) -> Any:
+        pool = self.opponents
+        if pool is None:
+            return RandomPolicy(np.random.default_rng(int(self.np_random.integers(2**63))))
+        if hasattr(pool, "sample"):
+            return pool.sample(self.np_random)
+        return pool
+
+    def _collect(self) -> None:
+        """Add the rewards just paid to the learner's seat."""
+        self._reward += self.aec.rewards[self.aec.possible_agents[self._seat]]
+
+    def _advance(self) -> bool:
+        """Let the other seats play until a controlled seat is to move; True if the episode ended."""
+        aec = self.aec
+        while True:
+            if all(aec.terminations.values()):
+                self._observation = aec.observe(aec.possible_agents[self._seat])
+                return True
+            seat = aec.game.current_player
+            agent = aec.possible_agents[seat]
+            observation = aec.observe(agent)
+            if seat in self._controlled:
+                self._observation = observation
+                return False
+            aec.step(_call(self._policies[seat], observation, SeatView(aec.game, seat)))
+            self._collect()
+
+    def _illegal(self, action: int):
+        if self.illegal_action == "raise":
+            raise IllegalActionError(
+                f"action {action} is not legal for the learner; legal: "
+                f"{np.flatnonzero(self._observation['action_mask']).tolist()}"
+            )
+        if not self._warned_illegal:
+            warnings.warn(
+                f"illegal learner action {action}: the episode ends with reward -1 "
+                "(use action_masks(), or illegal_action='raise' to fail loudly)",
+                stacklevel=3,
+            )
+            self._warned_illegal = True
+        info = self._info()
+        info["illegal_action"] = True
+        return self._observation["observation"], -1.0, True, False, info
+
+    def _info(self) -> dict[str, Any]:
+        aec = self.aec
+        return {"action_mask": self._observation["action_mask"], "seat": self._seat,
+                "scores": aec.scores, "winner": aec.winner}
+
+
+class RLlibActionMaskWrapper(BaseWrapper):
+    """Rename the AEC observation keys to RLlib's new-stack masking convention:
+    ``{"observations": ..., "action_mask": ...}`` (wrap ``raw_env`` or ``env``)."""
+
+    def __init__(self, env) -> None:
+        super().__init__(env)
+        inner = env.observation_space(env.possible_agents[0])
+        self._space = spaces.Dict(
+            {"observations": inner["observation"], "action_mask": inner["action_mask"]}
+        )
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._space
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        observation = super().observe(agent)
+        return {"observations": observation["observation"], "action_mask": observation["action_mask"]}
