@@ -1,0 +1,76 @@
+"""Play whole games between agents on the bare engine (fast: observations only for agents that
+read them). Tournaments, tests and the training's evaluations build on :func:`play_game`."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.base import Agent
+from allfours_env.actions import NUM_ACTIONS, action_to_str
+from allfours_env.engine import Game, IllegalActionError
+from allfours_env.knowledge import SeatView
+from allfours_env.observation import SeatEncoder
+from allfours_env.rules import Rules
+
+
+def derive_seed(seed: int, *tags: object) -> int:
+    """A 63-bit seed derived from ``seed`` and ``tags``, the same in every process and Python run."""
+    text = ":".join(str(part) for part in (seed, *tags))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+
+
+def play_game(
+    rules: Rules,
+    players: Sequence[Agent],
+    *,
+    seed: int,
+    dealer: int | None = None,
+    decks: Sequence[Sequence[str]] | None = None,
+) -> Game:
+    """Play one game to the end: ``players[s]`` decides for seat ``s`` (the same agent object may
+    hold several seats, e.g. both seats of a partnership). The game's deals come from ``seed``
+    (or ``decks``), and every distinct agent is reset with a seed derived from ``seed`` and its
+    first seat, so the result depends on nothing else. An illegal action raises an
+    :class:`~allfours_env.engine.IllegalActionError` naming the agent."""
+    if len(players) != rules.num_players:
+        raise ValueError(f"{rules.num_players} players needed, got {len(players)}")
+    game = Game(rules, seed=seed, dealer=dealer, decks=decks)
+    first_seat: dict[int, int] = {}
+    for seat, agent in enumerate(players):
+        first_seat.setdefault(id(agent), seat)
+    for seat, agent in enumerate(players):
+        if first_seat[id(agent)] == seat:
+            agent.reset(derive_seed(seed, "agent", seat))
+    encoders = {}
+    for seat, agent in enumerate(players):
+        if agent.needs_observation:
+            encoders[seat] = SeatEncoder(rules, seat)
+            encoders[seat].reset(game)
+    views = [SeatView(game, seat) for seat in range(rules.num_players)]
+    while not game.is_over:
+        seat = game.current_player
+        agent = players[seat]
+        observation = None
+        if seat in encoders:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[list(game.legal_actions())] = 1
+            observation = {"observation": encoders[seat].update().copy(), "action_mask": mask}
+        action = agent.act(observation, views[seat])
+        try:
+            game.apply(action)
+        except (IllegalActionError, TypeError) as err:
+            raise IllegalActionError(
+                f"agent {agent.name!r} in seat {seat} chose {action!r} "
+                f"({_describe(action)}), which is not legal: {err}"
+            ) from None
+    return game
+
+
+def _describe(action: object) -> str:
+    try:
+        return action_to_str(action)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "not an action id"
