@@ -92,6 +92,11 @@ class SeatView:
         game = self._game
         return (game.current_player - len(game.trick_cards)) % game.n
 
+    def gift_blocked_after_beg(self) -> bool:
+        """Whether K8 would forbid the dealer's gift if eldest begged now (public: it depends only
+        on the scores and the seats)."""
+        return self._game.gift_blocked()
+
     def hand_sizes(self) -> tuple[int, ...]:
         """How many cards each seat holds (public)."""
         return tuple(h.bit_count() for h in self._game.hands)

@@ -1,0 +1,193 @@
+"""Perfect-Information Monte-Carlo search (PIMC), the strong baseline.
+
+For every decision with more than one legal action the agent draws ``samples`` deals consistent
+with what its seat knows (:meth:`~allfours_env.knowledge.SeatView.resample`: other hands, others'
+discards and the stock drawn uniformly, voids respected), values each legal action in each deal
+with full information, and plays the action with the best average value for its side.
+
+* **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
+  (alpha-beta over the remaining tricks, scoring by the rules and the target).
+* **Beg / stand** (eldest): standing is valued by solving the hand with the proposed trump; begging
+  by what the dealer is expected to do — the dealer is modelled as choosing, across the sampled
+  deals, whichever of gift and run is worse for eldest on average.
+* **Gift / run** (dealer): the gift is valued by its points plus the solved hand; the run by
+  running the cards of each sampled deal (new turn-ups, their points, a thrown-in hand), letting
+  every player discard by :func:`discard_value`, then solving.
+* **Discards**: one card at a time, the card with the lowest :func:`discard_value` — a static
+  evaluation (high trumps, the jack, tens and aces are kept; a lone low card goes first).
+* **Blind All Fours' first lead**: every candidate lead is valued by playing it (its suit becomes
+  trump, P8) and solving the rest of the hand.
+
+Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
+from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
+search plays for the game, not just the hand.
+
+Options: ``samples`` (default 20), ``max_nodes`` (node budget per solve, default 40,000; past it the
+frontier is estimated), ``time_budget`` (seconds per decision; stops sampling early — results then
+depend on the machine's speed, so leave it ``None`` for reproducible runs). Deterministic for a
+given seed otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from agents.base import Agent
+from agents.solver import WIN, HandSolver
+from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
+from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS, cards_of
+from allfours_env.engine import (
+    BEG_PHASE,
+    DISCARD_PHASE,
+    GAME_OVER,
+    HAND_OVER,
+    PLAY_PHASE,
+    Game,
+)
+from allfours_env.knowledge import SeatView
+
+_MAX_CHANCE_STEPS = 200
+
+
+def discard_value(card: int, hand: int, trump: int) -> float:
+    """How much ``card`` is worth keeping in ``hand`` with ``trump`` (higher = keep).
+
+    Trumps first (every trump can win a trick; the jack and the high ones score), then aces and
+    tens guarded by other cards of their suit (Game points, R4), then the rest by rank; a lone low
+    card of a side suit is the first to go."""
+    suit, rank = divmod(card, NUM_RANKS)
+    if suit == trump:
+        return 100.0 + rank + (8.0 if rank == 9 else 0.0)
+    same_suit = (hand & SUIT_MASKS[suit]).bit_count()
+    points = CARD_GAME_POINTS[card]
+    value = rank + 2.0 * points
+    if rank == 8 and same_suit == 1:  # an unguarded ten is easily lost to a higher card
+        value -= 10.0
+    if rank == 12:
+        value += 6.0
+    return value + 0.5 * same_suit
+
+
+def side_value(scores_before: list[int], game: Game, side: int) -> float:
+    """The points ``side`` gained minus the others' mean since ``scores_before``, or ±WIN."""
+    if game.phase == GAME_OVER:
+        return WIN if game.winner == side else -WIN
+    gained = [after - before for after, before in zip(game.scores, scores_before)]
+    others = sum(gained) - gained[side]
+    return gained[side] - others / (game.num_sides - 1)
+
+
+def solve_position(game: Game, side: int, max_nodes: int) -> tuple[HandSolver, tuple]:
+    """A solver for ``game`` (in trick play) and the current position in its terms."""
+    solver = HandSolver(game, side, max_nodes=max_nodes)
+    n = game.n
+    leader = (game.current_player - len(game.trick_cards)) % n
+    trick = [((leader + i) % n, card) for i, card in enumerate(game.trick_cards)]
+    jack_side = game.sides[game.jack_winner] if game.jack_winner >= 0 else -1
+    position = (list(game.hands), game.current_player, trick, list(game.captured),
+                list(game.captured_points), jack_side)
+    return solver, position
+
+
+class PIMCAgent(Agent):
+    """Perfect-Information Monte-Carlo search (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        samples: int = 20,
+        max_nodes: int = 40_000,
+        time_budget: float | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if not isinstance(samples, int) or samples < 1:
+            raise ValueError(f"samples must be a whole number >= 1, got {samples!r}")
+        if not isinstance(max_nodes, int) or max_nodes < 100:
+            raise ValueError(f"max_nodes must be a whole number >= 100, got {max_nodes!r}")
+        if time_budget is not None and not time_budget > 0:
+            raise ValueError(f"time_budget must be None or seconds > 0, got {time_budget!r}")
+        self.samples = samples
+        self.max_nodes = max_nodes
+        self.time_budget = time_budget
+
+    # ------------------------------------------------------------------ decisions
+
+    def act(self, observation: dict[str, np.ndarray] | None, view: SeatView) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase == DISCARD_PHASE:
+            return self._discard(view, legal)
+        side = view.rules.side_of(view.seat)
+        totals = dict.fromkeys(legal, 0.0)
+        dealer_options = [RUN] if view.gift_blocked_after_beg() else [GIFT, RUN]
+        gift_run = dict.fromkeys(dealer_options, 0.0)
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        worlds = 0
+        for _ in range(self.samples):
+            world = view.resample(self.rng)
+            worlds += 1
+            if view.phase == PLAY_PHASE and world.trump >= 0:
+                solver, position = solve_position(world, side, self.max_nodes)
+                for card, value in solver.solve(*position).items():
+                    totals[PLAY_BASE + card] += value
+            elif view.phase == BEG_PHASE:
+                totals[STAND] += self._value_after(world, [STAND], side)
+                for action in dealer_options:
+                    gift_run[action] += self._value_after(world, [BEG, action], side)
+            else:
+                for action in legal:
+                    totals[action] += self._value_after(world, [action], side)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        if view.phase == BEG_PHASE:
+            # the dealer (an opponent) is modelled as picking, across the deals, whichever of gift
+            # and run is worse for eldest on average
+            totals[BEG] = min(gift_run.values())
+        best = max(round(totals[a] / worlds, 9) for a in legal)
+        ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
+        return min(ties, key=lambda a: self._cost(a, view))
+
+    @staticmethod
+    def _cost(action: int, view: SeatView) -> tuple[float, int]:
+        """Among equally good actions prefer the cheapest: the card least worth keeping."""
+        if action >= PLAY_BASE:
+            return discard_value(action - PLAY_BASE, view.hand, view.trump), action
+        return 0.0, action
+
+    def _discard(self, view: SeatView, legal: tuple[int, ...]) -> int:
+        hand, trump = view.hand, view.trump
+        return min(legal, key=lambda a: (discard_value(a - DISCARD_BASE, hand, trump), a))
+
+    # ------------------------------------------------------------------ valuing a deal
+
+    def _value_after(self, world: Game, actions: list[int], side: int) -> float:
+        """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out:
+        discards by :func:`discard_value`, trick play solved exactly."""
+        game = world.copy()
+        before = list(game.scores)
+        deal = len(game.decks)
+        for action in actions:
+            game.apply(action)
+        for _ in range(_MAX_CHANCE_STEPS):
+            if game.phase in (GAME_OVER, HAND_OVER) or len(game.decks) != deal:
+                return side_value(before, game, side)  # over, or thrown in (P4): no more to gain
+            if game.phase == DISCARD_PHASE:
+                seat = game.current_player
+                hand, trump = game.hands[seat], game.trump
+                card = min(cards_of(hand), key=lambda c: (discard_value(c, hand, trump), c))
+                game.apply(DISCARD_BASE + card)
+            elif game.phase == PLAY_PHASE:
+                scored = side_value(before, game, side)
+                if abs(scored) >= WIN:
+                    return scored
+                solver, position = solve_position(game, side, self.max_nodes)
+                value = solver.value(*position)
+                return value if abs(value) >= WIN else scored + value
+            else:  # another decision before trick play: the gift/run of a beg we did not model
+                raise AssertionError(f"unexpected phase {game.phase_name} while valuing a deal")
+        raise AssertionError("valuing a deal did not reach trick play")

@@ -1,0 +1,81 @@
+"""The PIMC bot: legal play everywhere, no peeking, determinism, tactics, and its options."""
+
+import random
+
+import pytest
+
+from agents import AgentError, make_agent
+from agents.arena import play_game
+from allfours_env import Game, Rules, str_to_action
+from allfours_env.engine import stack_deck
+from allfours_env.knowledge import SeatView
+from conftest import PRESET_PLAYERS, play, stacked_game
+
+FAST = dict(samples=2, max_nodes=400)
+
+
+@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+def test_pimc_plays_only_legal_actions_in_every_preset(preset, num_players):
+    rules = Rules.make(preset, num_players, target_points=3)
+    pimc = make_agent("pimc", seed=0, **FAST)
+    rand = make_agent("random", seed=1)
+    for seed in range(3):
+        seats = [pimc if s % 2 == seed % 2 else rand for s in range(num_players)]
+        game = play_game(rules, seats, seed=seed)  # play_game raises on any illegal action
+        assert game.is_over
+
+
+def test_pimc_decides_the_same_when_only_hidden_cards_differ():
+    mine = "KC 4C AD KH 5S 3D".split()
+    others = [c for c in (r + s for s in "CDHS" for r in "23456789TJQKA") if c not in mine + ["8C"]]
+    rng = random.Random(0)
+    decisions = []
+    for _ in range(2):
+        rng.shuffle(others)
+        deck = stack_deck(2, 1, [mine, others[:6]], "8C", rest=others[6:])
+        game = Game(Rules.make(), dealer=1, decks=[deck])
+        agent = make_agent("pimc", seed=5, samples=6)
+        choices = [agent.act(None, SeatView(game, 0))]
+        game.apply(str_to_action("stand"))
+        choices.append(agent.act(None, SeatView(game, 0)))
+        decisions.append(choices)
+    assert decisions[0] == decisions[1]
+
+
+def test_pimc_is_deterministic_for_a_seed():
+    rules = Rules.make("seven_up", 3)
+    records = []
+    for _ in range(2):
+        players = [make_agent("pimc", seed=3, **FAST), make_agent("random", seed=4),
+                   make_agent("random", seed=5)]
+        records.append(play_game(rules, players, seed=8).record())
+    assert records[0] == records[1]
+
+
+def test_pimc_captures_the_jack_when_it_can():
+    game = stacked_game(hands=("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH"), turnup="8C")
+    play(game, "1:stand", "1:play JC")
+    choice = make_agent("pimc", seed=0, samples=8).act(None, SeatView(game, 0))
+    assert choice == str_to_action("play KC")
+
+
+def test_pimc_does_not_trump_its_partners_winning_ace():
+    # 4 players, clubs trump. player_1 (my partner) leads AH; player_2 follows with a heart;
+    # I (player_3) have no heart: I should throw a small card, not a trump.
+    hands = ("9H 8D 7D 6S 5S 4S", "AH 2C 3D 4D 5D 6D", "2H 3S 7S 8S 9S TS", "QC 9C 2S 9D TD JD")
+    game = stacked_game("seven_up", 4, hands=hands, turnup="5C")
+    play(game, "1:stand", "1:play AH", "2:play 2H")
+    choice = make_agent("pimc", seed=0, samples=8).act(None, SeatView(game, 3))
+    assert choice not in (str_to_action("play QC"), str_to_action("play 9C"))
+
+
+def test_pimc_rejects_bad_options():
+    with pytest.raises(ValueError, match="samples"):
+        make_agent("pimc", samples=0)
+    with pytest.raises(ValueError, match="max_nodes"):
+        make_agent("pimc", max_nodes=3)
+    with pytest.raises(ValueError, match="time_budget"):
+        make_agent("pimc", time_budget=-1)
+    with pytest.raises(AgentError, match="does not take"):
+        make_agent("pimc", depth=3)
+    assert make_agent("pimc:samples=4,max_nodes=1000").samples == 4
