@@ -1,0 +1,86 @@
+"""Training end to end on a tiny budget: config -> checkpoints -> evaluation -> files; resume;
+clear errors for bad configs and bad checkpoints."""
+
+import json
+
+import pytest
+
+from agents import AgentError, make_agent
+from train import ConfigError, load
+from train.__main__ import main
+
+TINY = ["total_timesteps=1024", "n_envs=1", "ppo.n_steps=256", "ppo.batch_size=64", "ppo.n_epochs=1",
+        "ppo.net_arch=[32]", "eval.every=512", "eval.games=4", "eval.final_games=4",
+        "opponents.snapshot_every=1", "opponents.mix={random=0.5,snapshot=0.5}"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    assert main(["--set", *TINY, "--out", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_tiny_training_writes_model_checkpoints_logs_and_evaluation(trained, capsys):
+    out = trained
+    for name in ("config.json", "model.zip", "model.json", "eval.csv", "learning_curve.png",
+                 "final_eval/table.md", "final_eval/results.json", "final_eval/results.png"):
+        assert (out / name).is_file(), name
+    checkpoints = sorted((out / "checkpoints").glob("step_*.zip"))
+    assert [p.stem for p in checkpoints] == ["step_1024", "step_512"]
+    meta = json.loads((out / "checkpoints" / "step_512.json").read_text())
+    assert meta["config"]["total_timesteps"] == 1024 and meta["seed"] == 0
+    assert list((out / "tb").iterdir())
+    final = json.loads((out / "model.json").read_text())
+    assert set(final["final_eval"]) == {"random", "heuristic"}
+    assert final["learner_steps_per_s"] > 0
+    agent = make_agent(f"ppo:{out / 'model.zip'}", seed=0)
+    assert agent.metadata["timesteps"] == 1024
+
+
+def test_resume_continues_from_the_newest_checkpoint(trained, tmp_path):
+    out = tmp_path / "resumed"
+    args = ["--set", *TINY, "total_timesteps=512", "--out", str(out), "--no-progress",
+            "--resume", str(trained)]
+    assert main(args) == 0
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["timesteps"] == 1024 + 512
+
+
+def test_resume_rejects_a_corrupt_or_mismatched_checkpoint(trained, tmp_path, capsys):
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    assert main(["--set", *TINY, "--out", str(tmp_path / "x"), "--resume", str(bad)]) == 2
+    assert "not a checkpoint" in capsys.readouterr().err
+    checkpoint = trained / "checkpoints" / "step_512.zip"
+    assert main(["--set", *TINY, "num_players=3", "--out", str(tmp_path / "y"),
+                 "--resume", str(checkpoint)]) == 2
+    assert "num_players" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("override, message", [
+    ("preset=bridge", "unknown preset"),
+    ("learning_rate=1", "unknown config key"),
+    ("ppo.lr=1", "unknown key"),
+    ("n_envs=0", "n_envs"),
+    ("opponents.mix={wizard=1}", "unknown agent"),
+    ("reward=score", "reward"),
+])
+def test_bad_configs_are_reported_in_one_line(override, message, capsys, tmp_path):
+    assert main(["--set", override, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_missing_config_file_names_the_shipped_ones():
+    with pytest.raises(ConfigError, match="quick"):
+        load("nonexistent")
+
+
+def test_policy_files_that_cannot_be_used_give_clear_errors(tmp_path):
+    with pytest.raises(AgentError, match="no policy file"):
+        make_agent(f"ppo:{tmp_path / 'missing.zip'}")
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_text("garbage")
+    with pytest.raises(AgentError, match="corrupt"):
+        make_agent(f"ppo:{corrupt}")
