@@ -112,7 +112,9 @@ def load_model(path: str | Path):
     try:
         from sb3_contrib import MaskablePPO
     except ImportError:
-        raise AgentError("loading a trained policy needs sb3-contrib: pip install 'allfours[train]'") from None
+        raise AgentError(
+            "loading a trained policy needs sb3-contrib: pip install 'allfours[train]'"
+        ) from None
     try:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as err:  # noqa: BLE001 - any failure to read the file is reported the same way
