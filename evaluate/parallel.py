@@ -1,0 +1,134 @@
+"""Running deal groups in worker processes, and in this process.
+
+Work is handed out as chunks of whole deal groups. Chunk sizes adapt to how long a group takes
+(aiming at a fraction of a second per chunk, smaller near the end so that no worker idles long),
+which keeps the inter-process traffic small for fast bots and the progress bar lively for slow
+ones. Sizes only change speed: every game's result depends on the tournament seed and its number.
+
+Ctrl-C: workers ignore SIGINT; the main process stops handing out work, terminates the pool and
+keeps every chunk that had come back (whole deal groups only).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from evaluate.games import GameSummary, GroupPlayer
+
+#: Seconds of play a chunk of work should take, once the speed of a group is known.
+CHUNK_SECONDS = 0.25
+MAX_CHUNK = 512
+
+_PLAYER: GroupPlayer | None = None
+
+
+def _init_worker(args: tuple[Any, ...]) -> None:
+    """Pool initializer: ignore Ctrl-C (the main process handles it) and set up the player."""
+    global _PLAYER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _PLAYER = GroupPlayer(*args)
+
+
+def _play_chunk(items: Sequence[tuple[int, int]]) -> tuple[list[tuple], float, int]:
+    """Worker task: play the deal groups ``items`` = [(table, group), ...]; returns the games (as
+    :meth:`GameSummary.to_tuple`), the seconds it took and the number of groups."""
+    assert _PLAYER is not None
+    start = time.perf_counter()
+    out: list[tuple] = []
+    for table, group in items:
+        _one_thread()
+        out.extend(game.to_tuple() for game in _PLAYER.play_group(table, group))
+    return out, time.perf_counter() - start, len(items)
+
+
+def _one_thread() -> None:
+    """One torch thread per worker (once an agent has loaded torch): the workers are the parallelism."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+
+
+def run_in_process(player: GroupPlayer, items: Sequence[tuple[int, int]],
+                   on_games: Callable[[list[GameSummary]], None]) -> bool:
+    """Play ``items`` here, group by group, passing each group's games to ``on_games``. Returns
+    True if interrupted by Ctrl-C (the group in progress is dropped)."""
+    try:
+        for table, group in items:
+            on_games(player.play_group(table, group))
+    except KeyboardInterrupt:
+        return True
+    return False
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """``fork`` where it is safe and available (fast start); ``spawn`` once torch is loaded, as
+    forking a process that has started torch's thread pools can hang."""
+    methods = multiprocessing.get_all_start_methods()
+    if "torch" not in sys.modules and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def run_in_pool(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], workers: int,
+                on_games: Callable[[list[GameSummary]], None]) -> bool:
+    """Play ``items`` in ``workers`` processes, passing each chunk's games to ``on_games`` as it
+    comes back. Returns True if interrupted by Ctrl-C. Errors raised by a game are re-raised here."""
+    pending = list(reversed(items))  # pop() from the end hands out groups in order
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    seconds_per_group: float | None = None
+    in_flight = 0
+    pool = None
+    interrupted = False
+    try:
+        pool = _context().Pool(workers, initializer=_init_worker, initargs=(player_args,))
+
+        def submit() -> None:
+            nonlocal in_flight
+            if seconds_per_group is None:
+                size = 1
+            else:
+                size = int(CHUNK_SECONDS / max(seconds_per_group, 1e-6))
+            size = max(1, min(size, MAX_CHUNK, -(-len(pending) // (2 * workers))))
+            chunk = [pending.pop() for _ in range(min(size, len(pending)))]
+            pool.apply_async(_play_chunk, (chunk,), callback=done.put, error_callback=done.put)
+            in_flight += 1
+
+        while pending and in_flight < 2 * workers:
+            submit()
+        while in_flight:
+            reply = _wait(done)
+            in_flight -= 1
+            if isinstance(reply, BaseException):
+                raise reply
+            games, seconds, groups = reply
+            per_group = seconds / groups
+            seconds_per_group = per_group if seconds_per_group is None else (
+                0.7 * seconds_per_group + 0.3 * per_group)
+            on_games([GameSummary(*game) for game in games])
+            while pending and in_flight < 2 * workers:
+                submit()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if pool is not None:
+            if interrupted or in_flight:
+                pool.terminate()
+            else:
+                pool.close()
+            pool.join()
+    return interrupted
+
+
+def _wait(done: queue.SimpleQueue) -> Any:
+    """Block for the next reply; short timeouts keep the main thread responsive to Ctrl-C."""
+    while True:
+        try:
+            return done.get(timeout=0.2)
+        except queue.Empty:
+            continue

@@ -1,0 +1,200 @@
+"""Reports of a tournament: Markdown tables for the terminal, JSON and CSV files with every number,
+game records as JSON lines, and the PNG plot (:mod:`evaluate.plot`).
+
+Files written by :func:`save` into the output folder:
+
+* ``results.json`` — ``config`` (agents, rules, seed, games...), ``statistics`` (every number of
+  :func:`evaluate.stats.summarize`) and ``run`` (workers, time, games/s, interrupted);
+* ``agents.csv`` — the leaderboard, one row per agent; ``tables.csv`` — one row per agent per
+  table (pairing); ``games.csv`` — one row per game;
+* ``records.jsonl`` — with ``records=True``: one line per game, its seats and its full game record
+  (``allfours_env.replay(line["record"])`` replays it);
+* ``results.png`` — win rates with 95% intervals, and the rating ladder.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evaluate.stats import KINDS
+from evaluate.tournament import TournamentResult
+
+KIND_TITLES = {"high": "High", "low": "Low", "jack": "Jack", "game": "Game", "turnup": "turn-up",
+               "gift": "gift", "void": "void"}
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _interval_pct(value: float | None, ci: Sequence[float] | None) -> str:
+    if value is None or ci is None:
+        return "–"
+    return f"{100 * value:.1f}% ({100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _interval(value: float | None, ci: Sequence[float] | None, signed: bool = False) -> str:
+    if value is None or ci is None:
+        return "–"
+    return f"{_num(value, signed)} ({_num(ci[0], signed)} to {_num(ci[1], signed)})"
+
+
+def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    lines = ["| " + " | ".join(header) + " |",
+             "| " + " | ".join("---:" if r else "---" for r in right) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def displayed_rows(result: TournamentResult) -> list[dict[str, Any]]:
+    """The rows of the pairings table: at a pairing, only the better-rated agent's (the other's is
+    its mirror image); at a larger table, every agent's."""
+    summary = result.summary()
+    rating = {a["agent"]: a["rating"] for a in summary["agents"]}
+    rows = []
+    for table in summary["tables"]:
+        results = table["results"]
+        if len(results) == 2:
+            results = [max(results, key=lambda r: rating[r["agent"]])]
+        rows.extend(results)
+    return rows
+
+
+def markdown(result: TournamentResult) -> str:
+    """The terminal report: a heading line, the leaderboard, the pairings and the points by kind."""
+    summary = result.summary()
+    config = result.config()
+    level = round(100 * summary["confidence"])
+    head = (
+        f"**{config['preset']}, {config['players']} players** — {summary['games_used']:,} games "
+        f"({summary['deal_groups_used']:,} duplicate deal groups), seed {config['seed']}, "
+        f"intervals {level}%"
+    )
+    if result.interrupted:
+        head += (f" — INTERRUPTED: {len(result.games):,} of {result.planned_games:,} games finished, "
+                 f"{summary['games_used']:,} in complete deal groups are used")
+    leaderboard = _markdown_table(
+        ["rank", "agent", f"rating ({level}% CI)", "games", "win rate", "points/hand", "beg", "gift", "run"],
+        [[str(a["rank"]), a["agent"], f"{a['rating']:.0f} ({a['rating_ci'][0]:.0f}–{a['rating_ci'][1]:.0f})",
+          f"{a['games']:,}", _pct(a["win_rate"]), _num(a["points_per_hand"]), _pct(a["beg_rate"]),
+          _pct(a["gift_rate"]), _pct(a["run_rate"])] for a in summary["agents"]],
+        [True, False, True, True, True, True, True, True, True],
+    )
+    pairings = _markdown_table(
+        ["agent", "vs", "games", f"win rate ({level}% CI)", "points/hand", f"margin/hand ({level}% CI)"],
+        [[r["agent"], ", ".join(r["opponents"]), f"{r['games']:,}",
+          _interval_pct(r["win_rate"], r["win_rate_ci"]), _num(r["points_per_hand"]),
+          _interval(r["margin_per_hand"], r["margin_per_hand_ci"], signed=True)]
+         for r in displayed_rows(result)],
+        [False, False, True, True, True, True],
+    )
+    kinds = _markdown_table(
+        ["agent", *(KIND_TITLES[k] for k in KINDS), "total"],
+        [[a["agent"], *(_num(a["points_per_hand_by_kind"][k]) for k in KINDS), _num(a["points_per_hand"])]
+         for a in summary["agents"]],
+        [False, *([True] * (len(KINDS) + 1))],
+    )
+    pairs = all(len(t["agents"]) == 2 for t in summary["tables"])
+    against = "the opponent's" if pairs else "the mean of the opponents'"
+    return "\n\n".join([
+        head,
+        "Leaderboard (rating: Bradley–Terry fit of all games, Elo scale)",
+        leaderboard,
+        f"{'Pairings' if pairs else 'Tables'} (duplicate deals; margin = points per hand minus {against})",
+        pairings,
+        "Points per hand by kind",
+        kinds,
+    ]) + "\n"
+
+
+def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    """Flatten nested dicts and pairs into CSV columns: ``win_rate_ci`` -> ``_low``/``_high``."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flatten(f"{prefix}_{key}" if prefix else str(key), inner, out)
+    elif isinstance(value, list) and len(value) == 2 and prefix.endswith("_ci"):
+        out[f"{prefix}_low"], out[f"{prefix}_high"] = value
+    elif isinstance(value, list):
+        out[prefix] = " ".join(map(str, value))
+    else:
+        out[prefix] = value
+
+
+def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    flat = []
+    for row in rows:
+        out: dict[str, Any] = {}
+        _flatten("", row, out)
+        flat.append(out)
+    columns: list[str] = []
+    for row in flat:
+        columns += [c for c in row if c not in columns]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(flat)
+
+
+def game_rows(result: TournamentResult) -> list[dict[str, Any]]:
+    """One row per game: its place in the schedule, who held each side, scores, winner, hands."""
+    labels = result.labels
+    rows = []
+    for game in result.games:
+        row: dict[str, Any] = {"game": game.index, "table": game.table, "group": game.group,
+                               "seating": game.seating}
+        for side, agent in enumerate(game.sides):
+            row[f"side{side}_agent"] = labels[agent]
+        for side, score in enumerate(game.scores):
+            row[f"side{side}_score"] = score
+        row |= {"winner_side": game.winner, "winner_agent": labels[game.winning_agent],
+                "hands": game.hands, "deals": game.deals}
+        rows.append(row)
+    return rows
+
+
+def write_records(result: TournamentResult, path: Path) -> int:
+    """Write the kept game records as JSON lines; returns how many were written."""
+    rules = result.rules
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for game in result.games:
+            if game.record is None:
+                continue
+            seats = [result.labels[game.sides[rules.side_of(s)]] for s in range(rules.num_players)]
+            line = {"game": game.index, "table": game.table, "group": game.group, "seating": game.seating,
+                    "seats": seats, "record": game.record}
+            handle.write(json.dumps(line, separators=(",", ":")) + "\n")
+            count += 1
+    return count
+
+
+def save(result: TournamentResult, out: str | Path, *, plot: bool = True) -> list[Path]:
+    """Write every report file into folder ``out`` (created if needed); returns their paths."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    summary = result.summary()
+    paths = [folder / "results.json", folder / "agents.csv", folder / "tables.csv", folder / "games.csv"]
+    paths[0].write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+    _write_csv(paths[1], [{"rank": a["rank"]} | a for a in summary["agents"]])
+    _write_csv(paths[2], [{"table": t["table"]} | r for t in summary["tables"] for r in t["results"]])
+    _write_csv(paths[3], game_rows(result))
+    if any(game.record is not None for game in result.games):
+        paths.append(folder / "records.jsonl")
+        write_records(result, paths[-1])
+    if plot:
+        from evaluate.plot import plot_results
+
+        image = plot_results(result, folder / "results.png")
+        if image is not None:
+            paths.append(image)
+    return paths

@@ -1,0 +1,200 @@
+"""evaluate's duplicate schedule, checked from the games actually played; determinism across worker
+counts; interruption; the Python API."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from agents.base import Agent
+from allfours_env import Game, Rules, replay, str_to_action
+from evaluate import TournamentError, run_tournament
+from evaluate.games import GroupPlayer
+from evaluate.report import game_rows
+from evaluate.schedule import deal_group, make_tables, seatings
+
+
+class FirstLegal(Agent):
+    """Always the lowest legal action id: recognisable in a record."""
+
+    name = "first"
+
+    def act(self, observation, view):
+        return min(view.legal_actions())
+
+
+class LastLegal(Agent):
+    """Always the highest legal action id."""
+
+    name = "last"
+
+    def act(self, observation, view):
+        return max(view.legal_actions())
+
+
+class Interrupting(Agent):
+    """A random player that presses Ctrl-C during its game number ``stop + 1``."""
+
+    name = "interrupting"
+
+    def __init__(self, stop, seed=None):
+        super().__init__(seed)
+        self.stop, self.games = stop, 0
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.games += 1
+
+    def act(self, observation, view):
+        if self.games > self.stop:
+            raise KeyboardInterrupt
+        legal = view.legal_actions()
+        return legal[self.rng.randrange(len(legal))]
+
+
+def test_seatings_cover_every_side_equally():
+    assert seatings((0, 1), 2) == [(0, 1), (1, 0)]
+    assert len(seatings((0, 1, 2), 3)) == 6  # every permutation
+    two_at_three = seatings((0, 1), 3)
+    assert len(two_at_three) == 6  # AAB ABA BAA ABB BAB BBA
+    for seats in (two_at_three, seatings((0, 1, 2), 3), seatings((0, 1), 4)):
+        agents = sorted(set(seats[0]))
+        for side in range(len(seats[0])):
+            counts = Counter(s[side] for s in seats)
+            assert len({counts[a] for a in agents}) == 1
+
+
+def test_tables_games_and_numbering():
+    tables = make_tables(3, 2, games=5, table_size=2)
+    assert [t.agents for t in tables] == [(0, 1), (0, 2), (1, 2)]
+    assert [t.games for t in tables] == [6, 6, 6]  # rounded up to whole deal groups
+    assert [t.first_game for t in tables] == [0, 6, 12]
+    assert tables[1].game_index(2, 1) == 11
+    focus = make_tables(3, 2, games=4, table_size=2, schedule="first-vs-rest")
+    assert [t.agents for t in focus] == [(0, 1), (0, 2)]
+
+
+def test_deal_group_extends_without_changing_its_start():
+    dealer, short = deal_group(7, 3, 4, 2)
+    dealer_again, long = deal_group(7, 3, 4, 5)
+    assert dealer == dealer_again and long[:2] == short
+    assert deal_group(7, 4, 4, 2)[1] != short
+
+
+@pytest.mark.parametrize(("players", "agents", "per_group"), [(2, 2, 2), (4, 2, 2), (3, 2, 6), (3, 3, 6)])
+def test_seat_rotation_on_the_same_deals(players, agents, per_group):
+    """From the records: within a deal group every game has the same packs and first dealer, and
+    every agent sits in every seat equally often; each seat is played by its scheduled agent."""
+    bots = [FirstLegal(), LastLegal(), FirstLegal()][:agents]
+    if agents == 3:
+        bots[2].name = "first-b"
+    result = run_tournament(bots, players=players, games=2 * per_group, seed=3, records=True)
+    rules = result.rules
+    assert len(result.games) == result.planned_games == 2 * per_group * len(result.tables)
+    seat_counts: Counter = Counter()
+    by_group: dict = {}
+    for game in result.games:
+        record = game.record
+        seats = [game.sides[rules.side_of(s)] for s in range(players)]
+        for seat, agent in enumerate(seats):
+            seat_counts[agent, seat] += 1
+        if players == 4:
+            assert seats[0] == seats[2] and seats[1] == seats[3]  # partners: one agent, both seats
+        key = (game.table, game.group)
+        decks = [d["deck"] for d in record["deals"]]
+        first = by_group.setdefault(key, (record["first_dealer"], decks))
+        assert record["first_dealer"] == first[0]
+        common = min(len(decks), len(first[1]))
+        assert decks[:common] == first[1][:common]
+        _check_decisions(record, seats, [bot.name for bot in bots], result.labels)
+        assert replay(record).scores == list(game.scores)
+    assert all(len([g for g in result.games if (g.table, g.group) == k]) == per_group for k in by_group)
+    for agent in range(agents):
+        counts = {seat_counts[agent, seat] for seat in range(players)}
+        assert len(counts) == 1 and counts != {0}
+
+
+def _check_decisions(record, seats, names, labels):
+    """Replay ``record`` and check every decision is the one its scheduled agent makes."""
+    game = Game(Rules.from_dict(record["rules"]), seed=0, dealer=record["first_dealer"],
+                decks=[d["deck"] for d in record["deals"]])
+    for seat, text in record["decisions"]:
+        legal = game.legal_actions()
+        kind = labels[seats[seat]]
+        expected = max(legal) if kind == "last" else min(legal)
+        assert str_to_action(text) == expected
+        game.apply(expected)
+
+
+@pytest.mark.parametrize(("players", "games", "table_size"), [(3, 12, 3), (2, 40, 2), (3, 24, 2)])
+def test_same_results_whatever_the_number_of_workers(players, games, table_size):
+    kwargs = dict(preset="seven_up", players=players, games=games, seed=11, table_size=table_size)
+    one = run_tournament(["random", LastLegal(), "random"], workers=1, **kwargs)
+    two = run_tournament(["random", LastLegal(), "random"], workers=2, **kwargs)
+    assert two.workers == 2 and len(one.games) == one.planned_games
+    assert one.summary() == two.summary()
+    assert game_rows(one) == game_rows(two)
+
+
+def test_game_results_do_not_depend_on_packs_offered():
+    """A game that runs out of the packs it was handed is replayed with more: same result."""
+    rules = Rules.make("all_fours", 3)
+    tables = make_tables(2, 3, games=6, table_size=2)
+    tight = GroupPlayer(rules, ["random", "random"], 5, tables)
+    tight._decks_hint = 1
+    roomy = GroupPlayer(rules, ["random", "random"], 5, tables)
+    roomy._decks_hint = 40
+    for group in range(3):
+        assert tight.play_group(0, group) == roomy.play_group(0, group)
+
+
+def test_ctrl_c_keeps_finished_deal_groups():
+    result = run_tournament([Interrupting(stop=5), "random"], games=20, seed=0)
+    assert result.interrupted
+    # games 1-5 finished; the 6th completed no deal group, so groups 0 and 1 (4 games) are used
+    assert len(result.games) == 4 and [g.index for g in result.games] == [0, 1, 2, 3]
+    summary = result.summary()
+    assert summary["games_used"] == 4 and summary["deal_groups_used"] == 2
+    assert result.to_dict()["run"]["interrupted"] is True
+
+
+def test_api_accepts_labels_and_agent_objects():
+    result = run_tournament({"mine": LastLegal(), "rand": "random"}, games=6, seed=1)
+    assert result.labels == ["mine", "rand"]
+    assert result.result_for("mine", "rand")["games"] == 6
+    assert result.win_rate("mine", "rand") + result.win_rate("rand", "mine") == pytest.approx(1)
+    with pytest.raises(KeyError):
+        result.win_rate("mine", "nobody")
+
+
+def test_duplicate_labels_are_numbered():
+    result = run_tournament(["random", "random"], games=2, seed=0)
+    assert result.labels == ["random", "random#2"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(agents=["random"]), "at least two agents"),
+        (dict(agents=["random", "nosuch"]), "unknown agent 'nosuch'"),
+        (dict(agents=["random", "ppo:nope.zip"]), "model file 'nope.zip' not found"),
+        (dict(agents=["random", "random"], games=0), "games must be"),
+        (dict(agents=["random", "random"], preset="trinidad", players=3), "not 3"),
+        (dict(agents=["random", "random"], workers=0), "workers must be"),
+        (dict(agents=["random", "random", "random"], players=3, table_size=4), "table size"),
+        (dict(agents=["random", "random"], knobs={"target_points": 0}), "target_points"),
+    ],
+)
+def test_bad_input_raises_one_clear_error(kwargs, message):
+    agents = kwargs.pop("agents")
+    with pytest.raises(TournamentError, match=message):
+        run_tournament(agents, **kwargs)
+
+
+def test_unpicklable_agent_object_needs_one_worker():
+    agent = LastLegal()
+    agent.hook = lambda: None  # lambdas do not pickle
+    with pytest.raises(TournamentError, match="cannot be sent to worker processes"):
+        run_tournament([agent, "random"], games=4, workers=2)
+    assert len(run_tournament([agent, "random"], games=4, workers=1).games) == 4
