@@ -1,0 +1,495 @@
+"""The rule-based player ``heuristic`` (issue 4): the seeds' strategy notes plus plain card sense.
+
+It decides from its seat's :class:`~allfours_env.knowledge.SeatView` only (own hand, the public play,
+the counts of the others' cards), with no search:
+
+* **Beg** (P2) with a weak hand in the proposed suit: without the ace or a guarded jack of trumps and
+  without enough High / Low / Jack / Game chances (seed 000 "Tipps für Einsteiger", seed 001 "Tipps und
+  Strategien": beg in most such hands); always beg when the gift would win the game (R10).
+* **Gift or run** (P3): gift when strong in the proposed suit, run otherwise; never gift the winning
+  point (R10) and count the turn-up points a run may bring the dealer (K5, K6).
+* **Discard** (P5): keep high trumps, the jack, the ten of trumps, the lowest trump, tens and aces.
+* **Play** (P6): every legal card gets an expected value — the chance that our side takes the trick
+  (from the cards still unseen, the voids shown, and who is still to play) times the card points (R4)
+  and the Jack / hang-jack points (R8) at stake, minus what the card is worth kept for later (a boss
+  trump, a sure winner). So it wins cheaply or throws the lowest non-counting card, protects its tens,
+  cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
+  winner. Leads add the seeds' plan: lead high trumps to catch the jack when holding ace or king.
+* **Blind All Fours** (P8): the first lead picks trump from the suit that promises most.
+
+High and Low go to the holder (R7, K11 ``held``), so they are settled at the deal: the play only
+fights for Jack and Game. Weights are in card points (R4); ``POINT`` is the worth of one scored point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
+from allfours_env.cards import CARD_GAME_POINTS, JACK_RANK, NUM_CARDS, NUM_RANKS, RANKS, SUIT_MASKS
+from allfours_env.knowledge import SeatView
+
+ACE, KING, QUEEN, TEN = 12, 11, 10, 8
+
+# Weights, in card points (R4). Tuned against `random` with benchmarks/heuristic_vs_random.py.
+POINT = 16.0  # one scored point (Jack, hang jack) in card points
+OPP_BEAT = 0.85  # how often an opponent who can beat the trick does
+PARTNER_BEAT = 0.7  # how often a partner who can beat an opponent's trick does
+KEEP_TRUMP = 1.5  # worth of any trump kept for later (it can ruff a plain trick, R3)
+KEEP_TOP_TRUMP = 3.0  # extra worth of a trump no opponent can beat
+KEEP_BOSS = 1.5  # worth of a plain card nobody can beat in its suit
+TRUMP_HOME = 0.6  # chance a trump that is not the top one still brings its points home
+PLAIN_BOSS_HOME = 0.6  # the same for the best remaining card of a plain suit
+PLAIN_HOME = 0.4  # and for any other plain card
+HUNT = 1.0  # weight of the card points of the trumps a winning trump lead draws
+DRAW = 3.0  # worth of drawing one opponent trump with a winning trump lead
+JACK_HUNT = 2.0  # weight of the chance that a winning trump lead catches the jack
+BEG_BELOW = 2.0  # beg when the proposed suit promises fewer points than this
+RUN_TURNUP_COST = 0.5  # how much the turn-up points a run may bring the dealer deter a beg
+GIFT_FROM = 2.5  # dealer: gift when the proposed suit promises at least this (plus the gift's cost)
+JACK_URGENT = 1.5  # the Jack's weight when a side is that close to the target
+DISCARD_TRUMP = 30.0  # how much more a trump is worth keeping than a plain card (P5)
+
+
+@dataclass(frozen=True)
+class _Seat:
+    """Facts about the table needed by every decision."""
+
+    n: int
+    seat: int
+    sides: tuple[int, ...]
+    side: int
+    trump: int
+    hand: int
+    unseen: int
+    sizes: tuple[int, ...]
+    voids: tuple[int, ...]
+
+    def pool(self, q: int) -> int:
+        """Unseen cards seat ``q`` may hold."""
+        return self.unseen & ~self.voids[q]
+
+    def p_holds(self, q: int, cards: int) -> float:
+        """Chance that seat ``q`` holds at least one of ``cards`` (hypergeometric over its pool)."""
+        pool = self.pool(q)
+        return 1.0 - _p_none(pool.bit_count(), (cards & pool).bit_count(), self.sizes[q])
+
+    def opponents(self) -> list[int]:
+        """Seats of the other sides."""
+        return [q for q in range(self.n) if self.sides[q] != self.side]
+
+
+def _p_none(pool: int, marked: int, drawn: int) -> float:
+    """Chance that ``drawn`` cards dealt from ``pool`` miss all ``marked`` ones."""
+    if marked <= 0 or drawn <= 0:
+        return 1.0
+    if pool - marked < drawn:
+        return 0.0
+    p = 1.0
+    for i in range(drawn):
+        p *= (pool - marked - i) / (pool - i)
+    return p
+
+
+def _above(card: int) -> int:
+    """The cards of ``card``'s suit that outrank it (R1)."""
+    return SUIT_MASKS[card // NUM_RANKS] & ~((2 << card) - 1)
+
+
+def _below(card: int) -> int:
+    """The cards of ``card``'s suit that it outranks."""
+    return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
+
+
+def _cards(mask: int) -> list[int]:
+    """Card ids of a bit set, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _key(card: int, led: int, trump: int) -> int:
+    """Trick strength of ``card`` (R2): trumps over the suit led over the rest."""
+    suit = card // NUM_RANKS
+    if suit == trump:
+        return 32 + card % NUM_RANKS
+    if suit == led:
+        return 16 + card % NUM_RANKS
+    return 0
+
+
+def _beaters(best: int, trump: int) -> int:
+    """Cards that beat ``best``, the card winning a trick (R1–R3: any trump may always be played)."""
+    if best // NUM_RANKS == trump:
+        return _above(best)
+    return _above(best) | (SUIT_MASKS[trump] if trump >= 0 else 0)
+
+
+class HeuristicAgent(Agent):
+    """A rule-based player for every preset and player count; no search, no hidden information."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, **options: object) -> None:
+        if options:
+            raise TypeError(f"the heuristic agent takes no options, got {sorted(options)}")
+        super().__init__(seed)
+
+    def act(self, observation: dict[str, np.ndarray] | None, view: SeatView) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        phase = view.phase_name
+        if phase == "beg":
+            return self._beg(view)
+        if phase == "gift_or_run":
+            return self._gift_or_run(view)
+        if phase == "discard":
+            return self._discard(view)
+        if phase == "play" and all(PLAY_BASE <= a < PLAY_BASE + NUM_CARDS for a in legal):
+            return self._play(view, legal)
+        return legal[self.rng.randrange(len(legal))]  # a phase this bot does not know (round 2)
+
+    # ------------------------------------------------------------------ P2, P3: beg, gift or run
+
+    def _beg(self, view: SeatView) -> int:
+        """P2: beg with a weak hand in the proposed suit, or when a gift would win the game (R10)."""
+        rules = view.rules
+        suit = view.proposed
+        trumps = view.hand & SUIT_MASKS[suit]
+        ace, jack = suit * NUM_RANKS + ACE, suit * NUM_RANKS + JACK_RANK
+        need = rules.target_points - view.scores[rules.side_of(view.seat)]
+        if _sure_points(view, suit) >= need:
+            return STAND  # High and Low, scored first (R10), win the game
+        if rules.gift_points >= need:
+            return BEG  # the dealer must run or hand us the game
+        if trumps >> ace & 1 or (trumps >> jack & 1 and trumps & _above(jack)):
+            return STAND  # High, or a guarded jack: keep this trump
+        threshold = BEG_BELOW - RUN_TURNUP_COST * _run_turnup_value(view)  # a run may score for the dealer
+        return BEG if suit_strength(view, suit) < threshold else STAND
+
+    def _gift_or_run(self, view: SeatView) -> int:
+        """P3: gift when strong in the proposed suit, run otherwise; never gift the winning point."""
+        rules = view.rules
+        eldest_side = rules.side_of(view.eldest)
+        dealer_side = rules.side_of(view.dealer)
+        if rules.gift_recipients == "beggar_side":
+            recipients = [eldest_side]
+        else:
+            recipients = sorted({rules.side_of(s) for s in range(rules.num_players)} - {dealer_side})
+        if any(view.scores[s] + rules.gift_points >= rules.target_points for s in recipients):
+            return RUN
+        if _sure_points(view, view.proposed) >= rules.target_points - view.scores[dealer_side]:
+            return GIFT  # keep the trump whose High / Low win the game for us (R10)
+        cost = rules.gift_points * len(recipients)
+        strength = suit_strength(view, view.proposed)
+        return GIFT if strength >= GIFT_FROM + 0.5 * (cost - 1) + _run_turnup_value(view) else RUN
+
+    # ------------------------------------------------------------------ P5: discard
+
+    def _discard(self, view: SeatView) -> int:
+        """P5: discard the card least worth keeping (high trumps, jack, tens and aces stay)."""
+        hand, trump = view.hand, view.trump
+        best = min(_cards(hand), key=lambda c: _discard_keep(c, hand, trump))
+        return DISCARD_BASE + best
+
+    # ------------------------------------------------------------------ P6, P8: trick play
+
+    def _play(self, view: SeatView, legal: tuple[int, ...]) -> int:
+        """P6: the legal card of highest expected value; P8: the first lead also picks trump."""
+        cards = [a - PLAY_BASE for a in legal]
+        if view.trump < 0:
+            return PLAY_BASE + self._blind_lead(view, cards)
+        table = _table(view, view.trump)
+        weights = _weights(view, table)
+        best = max(cards, key=lambda c: _card_value(table, weights, c))
+        return PLAY_BASE + best
+
+    def _blind_lead(self, view: SeatView, cards: list[int]) -> int:
+        """P8: lead from the suit that makes the best trump; the led card fixes it."""
+        best_card, best_value = cards[0], float("-inf")
+        for suit in range(4):
+            mine = [c for c in cards if c // NUM_RANKS == suit]
+            if not mine:
+                continue
+            table = _table(view, suit)
+            weights = _weights(view, table)
+            strength = suit_strength(view, suit) * POINT
+            for card in mine:
+                value = strength + _card_value(table, weights, card)
+                if value > best_value:
+                    best_card, best_value = card, value
+        return best_card
+
+
+# ---------------------------------------------------------------------- hand strength (P2, P3, P8)
+
+
+def suit_strength(view: SeatView, suit: int) -> float:
+    """Points (High, Low, Jack, a share of Game) that ``suit`` as trump promises this seat's side, judged
+    from its own hand and the turn-ups (R7–R9)."""
+    rules = view.rules
+    hand = view.hand
+    trumps = hand & SUIT_MASKS[suit]
+    if not trumps:
+        return 0.0
+    seen = hand
+    for card in view.turnups:
+        seen |= 1 << card
+    side = rules.side_of(view.seat)
+    sizes = view.hand_sizes()
+    against = sum(size for s, size in enumerate(sizes) if rules.side_of(s) != side)
+    q = against / max(1, NUM_CARDS - seen.bit_count())  # chance an unseen card is an opponent's
+    top = trumps.bit_length() - 1
+    low = (trumps & -trumps).bit_length() - 1
+    value = (1 - q) ** (_above(top) & ~seen).bit_count()  # High: no opponent holds a higher trump
+    value += (1 - q) ** (_below(low) & ~seen).bit_count()  # Low: no opponent holds a lower one
+    jack = suit * NUM_RANKS + JACK_RANK
+    count = trumps.bit_count()
+    if trumps >> jack & 1:
+        guards = (trumps & _above(jack)).bit_count()
+        value += (0.45 + 0.15 * min(guards, 2) + 0.05 * count) * rules.jack_points
+    elif not seen >> jack & 1:  # the jack may be out there to catch
+        value += 0.08 * count * (1 if trumps & _above(jack) else 0.5)
+    value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in _cards(hand & ~trumps))
+    if trumps >> (suit * NUM_RANKS + TEN) & 1:
+        value += 0.15
+    return value
+
+
+def _sure_points(view: SeatView, suit: int) -> int:
+    """High and Low this seat is sure of with ``suit`` as trump: its ace and its two (R7, held)."""
+    rules = view.rules
+    trumps = view.hand & SUIT_MASKS[suit]
+    high = rules.high_rule == "held" and trumps >> (suit * NUM_RANKS + ACE) & 1
+    low = rules.low_rule == "held" and trumps >> (suit * NUM_RANKS) & 1
+    return int(bool(high)) + int(bool(low))
+
+
+def _run_turnup_value(view: SeatView) -> float:
+    """Expected points the turn-ups of a run bring the dealer (K5, K6): with ``every_turnup`` every card
+    turned scores, 4/3 of them on average (a quarter repeat the rejected suit); otherwise only the card
+    that fixes trump does."""
+    rules = view.rules
+    table = rules.turnup_points
+    if not table:
+        return 0.0
+    per_card = sum(table.get(r, 0) for r in RANKS) / len(RANKS)
+    if rules.run_turnup_scoring == "every_turnup":
+        return per_card * 4 / 3
+    return per_card
+
+
+# ---------------------------------------------------------------------- discards (P5)
+
+
+def _discard_keep(card: int, hand: int, trump: int) -> float:
+    """How much ``card`` is worth keeping (higher stays): trumps, jack, tens, aces first."""
+    suit, rank = divmod(card, NUM_RANKS)
+    if suit == trump:
+        value = DISCARD_TRUMP + 2 * rank
+        if rank == ACE:
+            value += 50  # High is certain (R7)
+        elif rank == KING:
+            value += 25
+        elif rank == JACK_RANK:
+            value += 35
+        elif rank == TEN:
+            value += 30
+        trumps = hand & SUIT_MASKS[trump]
+        if card == (trumps & -trumps).bit_length() - 1 and rank <= 3:
+            value += 30 - 6 * rank  # likely Low
+        return value
+    value = {TEN: 18.0, ACE: 14.0, KING: 8.0, QUEEN: 5.0, JACK_RANK: 3.0}.get(rank, rank * 0.2)
+    if (hand & SUIT_MASKS[suit]).bit_count() == 1 and rank != TEN:
+        value -= 1.0  # discarding a singleton leaves a void
+    return value
+
+
+# ---------------------------------------------------------------------- trick play (P6)
+
+
+@dataclass(frozen=True)
+class _Trick:
+    """The table plus the trick in progress, seen from the seat to play."""
+
+    seat: _Seat
+    led: int
+    best: int  # the card winning the trick so far (-1 when leading)
+    winner: int  # the seat playing it (-1 when leading)
+    points: int  # card points already in the trick
+    later: tuple[int, ...]  # seats still to play after this one
+    jack_in: int  # seat that played the jack of trumps into this trick, or -1
+
+
+def _table(view: SeatView, trump: int) -> _Trick:
+    """Collect the facts the play decision needs, for trump ``trump``."""
+    rules = view.rules
+    n = rules.num_players
+    sides = tuple(rules.side_of(s) for s in range(n))
+    voids = tuple(view.voids()) if view.trump >= 0 else (0,) * n
+    seat = _Seat(n, view.seat, sides, sides[view.seat], trump, view.hand, view.unseen(),
+                 view.hand_sizes(), voids)
+    trick = view.trick_cards
+    leader = view.trick_leader
+    later = tuple((view.seat + i) % n for i in range(1, n - len(trick)))
+    jack = trump * NUM_RANKS + JACK_RANK
+    if not trick:
+        return _Trick(seat, -1, -1, -1, 0, later, -1)
+    led = trick[0] // NUM_RANKS
+    best, winner, jack_in = trick[0], leader, -1
+    for i, card in enumerate(trick):
+        if _key(card, led, trump) > _key(best, led, trump):
+            best, winner = card, (leader + i) % n
+        if card == jack:
+            jack_in = (leader + i) % n
+    points = sum(CARD_GAME_POINTS[c] for c in trick)
+    return _Trick(seat, led, best, winner, points, later, jack_in)
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """Per-decision worth of a card point and of the Jack, from the score and the Game race (R9, R10)."""
+
+    point: float  # worth of one card point
+    jack_own: float  # our side loses this if it loses its own jack (hang jack, K12)
+    jack_theirs: float  # our side gains this by winning an opponent's jack
+    jack_same: float  # the Jack point itself (a side winning its own jack)
+
+
+def _weights(view: SeatView, table: _Trick) -> _Weights:
+    """Card points count little once Game is settled (R9): no side can catch up any more; the Jack counts
+    more when it can end the game, as it is scored before Game (R10)."""
+    rules = view.rules
+    seat = table.seat
+    captured = view.captured_points
+    mine = captured[seat.side]
+    theirs = max((captured[s] for s in range(rules.num_sides) if s != seat.side), default=0)
+    # at most: the trick on the table, our hand, and the best unseen cards the others can hold
+    others = sum(seat.sizes) - seat.hand.bit_count()
+    unseen = sorted((CARD_GAME_POINTS[c] for c in _cards(seat.unseen)), reverse=True)
+    left = table.points + sum(CARD_GAME_POINTS[c] for c in _cards(seat.hand)) + sum(unseen[:others])
+    point = 1.0
+    if rules.game_points == 0 or abs(mine - theirs) > left:
+        point = 0.1  # Game is decided
+    jack, hang = rules.jack_points, rules.hang_jack_points
+    unit = POINT
+    needs = [rules.target_points - score for score in view.scores]
+    if min(needs) <= hang:  # R10: the Jack is scored before Game, so it may end the game first
+        unit *= JACK_URGENT
+    return _Weights(point, hang * unit, hang * unit, jack * unit)
+
+
+def _win_chance(table: _Trick, best: int, mine: bool) -> float:
+    """Chance that our side takes the trick if ``best`` stands winning now (ours if ``mine``)."""
+    seat = table.seat
+    p = 1.0 if mine else 0.0
+    beat = _beaters(best, seat.trump)
+    for q in table.later:
+        if seat.sides[q] != seat.side:
+            p *= 1.0 - OPP_BEAT * seat.p_holds(q, beat)
+        elif p < 1.0:
+            p += (1.0 - p) * PARTNER_BEAT * seat.p_holds(q, beat)
+    return p
+
+
+def _keep_value(table: _Trick, weights: _Weights, card: int) -> float:
+    """What ``card`` is worth kept in hand for a later trick: its trick-winning power plus the points
+    (R4) and Jack (R8) it carries, times how likely our side is to bring them home later."""
+    seat = table.seat
+    suit = card // NUM_RANKS
+    higher = _above(card) & seat.unseen
+    carried = CARD_GAME_POINTS[card] * weights.point
+    if suit == seat.trump:
+        p_top = 1.0
+        for q in seat.opponents():
+            p_top *= 1.0 - seat.p_holds(q, higher)
+        home = p_top + (1.0 - p_top) * TRUMP_HOME
+        if card == seat.trump * NUM_RANKS + JACK_RANK:
+            carried += weights.jack_same
+        power = KEEP_TRUMP + KEEP_TOP_TRUMP * p_top
+    else:
+        home = PLAIN_BOSS_HOME if not higher else PLAIN_HOME
+        power = KEEP_BOSS if not higher else 0.0
+    return power + (2.0 * home - 1.0) * carried + 0.02 * (card % NUM_RANKS)
+
+
+def _expected_drop(table: _Trick, best: int) -> float:
+    """Card points the players still to play are expected to add to the trick."""
+    seat = table.seat
+    led = table.led if table.led >= 0 else best // NUM_RANKS
+    total = 0.0
+    for q in table.later:
+        pool = seat.pool(q)
+        follow = pool & (SUIT_MASKS[led] | (SUIT_MASKS[seat.trump] if seat.trump >= 0 else 0))
+        cards = _cards(follow) or _cards(pool)
+        if cards:
+            total += 0.5 * sum(CARD_GAME_POINTS[c] for c in cards) / len(cards)
+    return total
+
+
+def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
+    """Expected worth of playing ``card`` now: trick outcome (card points, Jack) minus its keep value."""
+    seat = table.seat
+    trump = seat.trump
+    led = table.led if table.led >= 0 else card // NUM_RANKS
+    if table.best < 0 or _key(card, led, trump) > _key(table.best, led, trump):
+        best, mine = card, True
+    else:
+        best, mine = table.best, seat.sides[table.winner] == seat.side
+    p = _win_chance(table, best, mine)
+    stake = table.points + CARD_GAME_POINTS[card] + _expected_drop(table, best)
+    value = (2 * p - 1) * stake * weights.point
+    value += _jack_value(table, weights, card, p)
+    value -= _keep_value(table, weights, card)
+    if table.best < 0:
+        value += p * _lead_bonus(table, weights, card)
+    return value
+
+
+def _jack_value(table: _Trick, weights: _Weights, card: int, p: float) -> float:
+    """Expected Jack / hang-jack swing of the trick (R8) if ``card`` is played with win chance ``p``."""
+    seat = table.seat
+    if seat.trump < 0:
+        return 0.0
+    jack = seat.trump * NUM_RANKS + JACK_RANK
+    if card == jack:
+        holder = seat.side
+    elif table.jack_in >= 0:
+        holder = seat.sides[table.jack_in]
+    else:
+        return 0.0
+    if holder == seat.side:  # ours: we score the Jack, or they score the hang jack
+        return p * weights.jack_same - (1 - p) * weights.jack_own
+    return p * weights.jack_theirs - (1 - p) * weights.jack_same
+
+
+def _lead_bonus(table: _Trick, weights: _Weights, card: int) -> float:
+    """Seed 000's plan for leads: a winning trump draws the opponents' lower trumps — the jack among
+    them (R8) — and leaves them fewer trumps to ruff our counting cards with (R3)."""
+    seat = table.seat
+    trump = seat.trump
+    if card // NUM_RANKS != trump:
+        return 0.0
+    jack = trump * NUM_RANKS + JACK_RANK
+    lower = _below(card) & seat.unseen
+    bonus = 0.0
+    for q in seat.opponents():
+        theirs = seat.pool(q) & lower
+        if not theirs:
+            continue
+        holds = seat.p_holds(q, theirs)
+        # how many of those trumps q holds, given it holds one: the jack falls with 1 / that
+        others = max(1, seat.pool(q).bit_count() - 1)
+        count = 1 + (theirs.bit_count() - 1) * max(0, seat.sizes[q] - 1) / others
+        if theirs >> jack & 1:
+            bonus += JACK_HUNT * seat.p_holds(q, 1 << jack) / count * weights.jack_theirs
+        mean_points = sum(CARD_GAME_POINTS[c] for c in _cards(theirs)) / theirs.bit_count()
+        bonus += holds * (HUNT * mean_points * weights.point + DRAW)
+    return bonus

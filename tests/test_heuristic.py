@@ -1,0 +1,276 @@
+"""The rule-based ``heuristic`` bot (issue 4): legal play everywhere, no hidden information, and the
+tactics of the seeds' strategy notes in known positions."""
+
+import random
+
+import pytest
+
+from agents.arena import play_game
+from agents.base import AgentError, make_agent
+from agents.heuristic import HeuristicAgent
+from allfours_env import Game, Rules, action_to_str
+from allfours_env.cards import parse_card
+from allfours_env.engine import stack_deck
+from allfours_env.knowledge import SeatView
+from allfours_env.rules import TURNUP_ONLY_KNOBS
+from conftest import PRESET_PLAYERS, play, stacked_game
+
+
+def decide(game, seat=None):
+    """The heuristic's decision for ``seat`` (default: the seat to move), as text."""
+    seat = game.current_player if seat is None else seat
+    return action_to_str(HeuristicAgent(seed=0).act(None, SeatView(game, seat)))
+
+
+# ---------------------------------------------------------------------- legal play, every preset
+
+
+@pytest.mark.parametrize(("preset", "num_players"), PRESET_PLAYERS)
+def test_plays_only_legal_actions_in_whole_games(preset, num_players):
+    """play_game raises on any illegal action: 300 games against random (every seating) and itself."""
+    rules = Rules.make(preset, num_players)
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    for seed in range(200):
+        players = [heuristic if (seat + seed) % 2 == 0 else rnd for seat in range(num_players)]
+        game = play_game(rules, players, seed=seed)
+        assert game.is_over and game.winner is not None
+    for seed in range(100):
+        game = play_game(rules, [heuristic] * num_players, seed=10_000 + seed)
+        assert game.is_over
+
+
+@pytest.mark.parametrize("knobs", [
+    {"undertrump": "banned_unless_no_choice"}, {"high_rule": "captured", "low_rule": "captured"},
+    {"discards_in_play": True}, {"gift_block": "any_recipient_would_win"}, {"target_points": 3},
+])
+def test_plays_only_legal_actions_with_other_knobs(knobs):
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    for i, (preset, num_players) in enumerate(PRESET_PLAYERS):
+        if preset == "blind_all_fours" and TURNUP_ONLY_KNOBS & set(knobs):
+            continue  # no turn-up, beg, gift or run in that preset (P8)
+        rules = Rules.make(preset, num_players, **knobs)
+        for seed in range(15):
+            players = [heuristic if (seat + seed) % 2 else rnd for seat in range(num_players)]
+            assert play_game(rules, players, seed=100 * i + seed).is_over
+
+
+def test_takes_no_unknown_options_and_is_registered():
+    assert isinstance(make_agent("heuristic", seed=3), HeuristicAgent)
+    with pytest.raises(AgentError):
+        make_agent("heuristic:depth=2")
+
+
+def test_beats_random_clearly_on_a_small_sample():
+    """A smoke check of strength (the measured rates are in benchmarks/heuristic_vs_random.py)."""
+    rules = Rules.make("seven_up", 2)
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    wins = 0
+    for seed in range(150):
+        wins += play_game(rules, [heuristic, rnd], seed=seed).winner == 0
+        wins += play_game(rules, [rnd, heuristic], seed=seed).winner == 1
+    assert wins / 300 > 0.7
+
+
+# ---------------------------------------------------------------------- no hidden information
+
+
+@pytest.mark.parametrize(("preset", "num_players"), [
+    ("seven_up", 2), ("seven_up", 3), ("all_fours", 4), ("trinidad", 4), ("blind_all_fours", 3),
+])
+def test_decides_the_same_whatever_the_hidden_cards(preset, num_players):
+    """At every decision of whole games, redraw every card hidden from the deciding seat (the others'
+    hands and discards, the stock) consistently with what it knows: the decision must not change."""
+    rules = Rules.make(preset, num_players)
+    bot, rng = HeuristicAgent(seed=0), random.Random(7)
+    checked = 0
+    for seed in range(8):
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            seat = game.current_player
+            action = bot.act(None, SeatView(game, seat))
+            other = SeatView(game, seat).resample(rng)
+            assert other.hands[seat] == game.hands[seat]
+            assert bot.act(None, SeatView(other, seat)) == action, (seed, repr(game))
+            checked += 1
+            game.apply(action if rng.random() < 0.5 else rng.choice(game.legal_actions()))
+    assert checked > 300
+
+
+def test_decides_the_same_on_two_deals_that_differ_only_in_hidden_cards():
+    """Stacked packs: seat 1's hand and the turn-up agree; seat 0's hand and the stock differ. Seat 1
+    decides the same at its first decision and after the same public moves (seat 0 plays cards that
+    both of its possible hands hold)."""
+    mine = "KC 9C AD 6H 5S 3D".split()
+    first = stack_deck(2, 0, [["JC", "2C", "TD", "TH", "AS", "QH"], mine], "8C")
+    second = stack_deck(2, 0, [["JC", "2C", "QS", "QD", "7H", "TH"], mine], "8C")
+    second = second[:13] + second[13:][::-1]  # and another stock order
+    assert first[:13] != second[:13] and first[12] == second[12] == "8C"
+    games = [Game(Rules.make(), seed=0, dealer=0, decks=[deck]) for deck in (first, second)]
+    decisions = 0
+    while games[0].phase_name in ("beg", "gift_or_run", "play") and decisions < 6:
+        seat = games[0].current_player
+        assert all(game.current_player == seat for game in games)
+        if seat == 1:
+            moves = {HeuristicAgent(seed=0).act(None, SeatView(game, 1)) for game in games}
+            assert len(moves) == 1, [action_to_str(m) for m in moves]
+            move = moves.pop()
+            decisions += 1
+        else:
+            shared = set(games[0].legal_actions()) & set(games[1].legal_actions())
+            if not shared:
+                break
+            move = min(shared)  # gift rather than run: no new cards; then JC or 2C, held in both
+        for game in games:
+            game.apply(move)
+    assert decisions >= 3
+
+
+# ---------------------------------------------------------------------- tactics (seed strategy notes)
+
+
+def test_captures_the_jack_when_it_can():
+    """Clubs trump; the opponent leads JC; holding KC and 4C the bot takes the jack with KC (R8)."""
+    game = stacked_game(hands=("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH"), turnup="8C")
+    play(game, "1:stand", "1:play JC")
+    assert decide(game, 0) == "play KC"
+
+
+def test_captures_the_hang_jack_in_trinidad_partnerships():
+    """Trinidad 4p (E4): an opponent's jack falls to our higher trump: +3 hang jack (R8, K12)."""
+    game = stacked_game("trinidad", 4, dealer=0, hands=("QH 2H 8C 9C 3D 4D", "JH 5C 6C 2D 5D 6D",
+                                                       "7C TC 7D 8D 9D 2S", "3S 4S 5S 6S 7S 8S"),
+                        turnup="9H")
+    play(game, "1:stand", "1:play JH", "2:play 2S", "3:play 3S")
+    assert decide(game, 0) == "play QH"
+
+
+def test_does_not_throw_its_own_jack_under_a_higher_trump_in_trinidad():
+    """Hearts trump, the opponent leads QH: play 3H, not the JH it would hang (R8, K12)."""
+    game = stacked_game("trinidad", 2, hands=("JH 3H 9D 8D 4S 6S", "QH 2C 3C 4C 5C 6C"), turnup="8H")
+    play(game, "1:stand", "1:play QH")
+    assert decide(game, 0) == "play 3H"
+
+
+def test_does_not_trump_its_partners_winning_ace():
+    """4p: partner's AH wins a heart trick; void in hearts with trumps and junk: throw junk (R3)."""
+    hands = ("2S 5S 9S 3C 4D 6D", "5H 8C 9C 2D 3D 7C", "AH 4C 5C 6C 8D 9D", "7H KC QC JD QD KD")
+    game = stacked_game("seven_up", 4, dealer=0, hands=hands, turnup="8S")
+    play(game, "1:stand", "1:play 5H", "2:play AH", "3:play 7H")  # seat 0 plays last
+    assert decide(game, 0) == "play 3C"
+    game = stacked_game("seven_up", 4, dealer=1, hands=hands, turnup="8S")
+    play(game, "2:stand", "2:play AH", "3:play 7H")  # seat 0 plays third
+    assert not decide(game, 0).endswith("S")
+
+
+def test_feeds_a_ten_to_its_partners_sure_trick():
+    """Playing last under partner's winning ace, the ten goes to our side (R4: protect tens)."""
+    hands = ("2S 5S 9S TC 4D 6D", "5H 8C 9C 2D 3D 7C", "AH 4C 5C 6C 8D 9D", "7H KC QC JD QD KD")
+    game = stacked_game("seven_up", 4, dealer=0, hands=hands, turnup="8S")
+    play(game, "1:stand", "1:play 5H", "2:play AH", "3:play 7H")
+    assert decide(game, 0) == "play TC"
+
+
+def test_does_not_give_a_ten_away():
+    """The opponent leads KD; holding TD, 3D and no trump, follow with 3D (R4)."""
+    game = stacked_game(hands=("TD 3D 5H 6H 7H 9H", "KD 2C 4C 5C 6S 7S"), turnup="8C")
+    play(game, "1:stand", "1:play KD")
+    assert decide(game, 0) == "play 3D"
+
+
+def test_trumps_a_counting_card_cheaply():
+    """The opponent leads KD; holding TD, 3D and the 4 of trumps, take the king with the low trump."""
+    game = stacked_game(hands=("TD 3D 4C 6H 7H 9H", "KD 2S 5C 6C 6S 7S"), turnup="8C")
+    play(game, "1:stand", "1:play KD")
+    assert decide(game, 0) == "play 4C"
+
+
+def test_throws_the_lowest_card_when_it_cannot_win():
+    """The opponent leads the top trump AC; holding no club, throw a card worth nothing (R4)."""
+    game = stacked_game(hands=("TD 3D QH 6H 7S 9S", "AC 2C 5C 6C 6D 7D"), turnup="8C")
+    play(game, "1:stand", "1:play AC")
+    assert decide(game, 0) == "play 3D"
+
+
+@pytest.mark.parametrize("hand", ["AC KC 5C 3D 9D 6S", "AC 5C 3D 9D 4S 6S", "KC 7C 3D 9D 4S 6S"])
+def test_leads_a_high_trump_to_catch_the_jack(hand):
+    """Seed 000: holding the ace or king of trumps, lead a high trump while the jack is out."""
+    game = stacked_game(hands=("2H 3H 4H 5H 6H 7H", hand), turnup="8C")
+    play(game, "1:stand")
+    played = decide(game, 1)
+    assert played in ("play AC", "play KC")
+
+
+def test_begs_with_a_hand_without_trumps():
+    game = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "KD 5D 3D 9D 4S 6S"), turnup="8C")
+    assert decide(game, 1) == "beg"
+
+
+def test_stands_with_the_ace_of_trumps():
+    game = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "AC 5D 3D 9D 4S 6S"), turnup="8C")
+    assert decide(game, 1) == "stand"
+
+
+def test_begs_when_the_gift_wins_the_game_but_stands_when_high_wins_it():
+    weak = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "KC 5D 3D 9D 4S 6S"), turnup="8C", scores=[3, 6])
+    assert decide(weak, 1) == "beg"
+    ace = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "AC 5D 3D 9D 4S 6S"), turnup="8C", scores=[3, 6])
+    assert decide(ace, 1) == "stand"  # High is scored first (R10) and wins
+
+
+def test_gifts_when_strong_in_the_proposed_suit_and_runs_when_weak():
+    strong = stacked_game(hands=("AC KC JC 2C 6H 7H", "KD 5D 3D 9D 4S 6S"), turnup="8C")
+    play(strong, "1:beg")
+    assert decide(strong, 0) == "gift"
+    weak = stacked_game(hands=("3C 6D 7D 2H 6H 7H", "KD 5D 3D 9D 4S 6S"), turnup="8C")
+    play(weak, "1:beg")
+    assert decide(weak, 0) == "run"
+
+
+def test_never_gifts_the_winning_point():
+    game = stacked_game(hands=("AC KC JC 2C 6H 7H", "KD 5D 3D 9D 4S 6S"), turnup="8C", scores=[0, 6])
+    play(game, "1:beg")
+    assert decide(game, 0) == "run"
+
+
+def test_discards_keep_high_trumps_the_jack_tens_and_aces():
+    """After a run to spades the dealer holds 9 cards and discards the three worth least (P5)."""
+    game = stacked_game(hands=("AS 4H 5H TD 2C 3C", "KD 5D 3D 9D 4C 6C"), turnup="8H",
+                        runs=[(("JS 7D 8C", "2S 3S 4S"), "9S")])
+    play(game, "1:beg", "0:run", "1:discard 9D", "1:discard 5D", "1:discard 3D")
+    discarded = []
+    while game.current_player == 0 and game.phase_name == "discard":
+        move = decide(game, 0)
+        discarded.append(move.split()[1])
+        play(game, f"0:{move}")
+    assert len(discarded) == 3
+    assert not {"AS", "JS", "TD"} & set(discarded)
+
+
+def test_blind_first_lead_picks_the_strongest_suit():
+    """P8: the first lead fixes trump, so it comes from the suit that makes the best trump."""
+    game = stacked_game("blind_all_fours", 2, hands=("2H 3H 4H 5H 6H 7H", "AS KS JS 3S 4D 8H"))
+    assert decide(game, 1).endswith("S")
+
+
+def test_decisions_are_fast():
+    """Well under a millisecond per decision on average (no search)."""
+    import time
+
+    rules = Rules.make("trinidad", 4)
+    bot = HeuristicAgent(seed=0)
+    timed = [0.0, 0]
+    for seed in range(20):
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            view = SeatView(game, game.current_player)
+            start = time.perf_counter()
+            action = bot.act(None, view)
+            timed[0] += time.perf_counter() - start
+            timed[1] += 1
+            game.apply(action)
+    assert timed[0] / timed[1] < 1e-3
+
+
+def test_parse_card_sanity_for_positions():
+    """The positions above use the canonical card text (guards typos in the fixtures)."""
+    assert parse_card("JC") == 9 and parse_card("AS") == 51
