@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from agents.base import Agent
+from agents.heuristic import HeuristicAgent
 from agents.solver import WIN, HandSolver
 from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
 from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS, cards_of
@@ -48,7 +49,7 @@ from allfours_env.engine import (
 )
 from allfours_env.knowledge import SeatView
 
-_MAX_CHANCE_STEPS = 200
+_MAX_STEPS = 500
 
 
 def discard_value(card: int, hand: int, trump: int) -> float:
@@ -102,6 +103,7 @@ class PIMCAgent(Agent):
         samples: int = 20,
         max_nodes: int = 40_000,
         time_budget: float | None = None,
+        exact_cards: int = 14,
     ) -> None:
         super().__init__(seed)
         if not isinstance(samples, int) or samples < 1:
@@ -110,9 +112,17 @@ class PIMCAgent(Agent):
             raise ValueError(f"max_nodes must be a whole number >= 100, got {max_nodes!r}")
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be None or seconds > 0, got {time_budget!r}")
+        if not isinstance(exact_cards, int) or exact_cards < 2:
+            raise ValueError(f"exact_cards must be a whole number >= 2, got {exact_cards!r}")
         self.samples = samples
         self.max_nodes = max_nodes
         self.time_budget = time_budget
+        self.exact_cards = exact_cards
+        self._rollout = HeuristicAgent(seed=seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._rollout.reset(seed)
 
     # ------------------------------------------------------------------ decisions
 
@@ -131,7 +141,7 @@ class PIMCAgent(Agent):
         for _ in range(self.samples):
             world = view.resample(self.rng)
             worlds += 1
-            if view.phase == PLAY_PHASE and world.trump >= 0:
+            if view.phase == PLAY_PHASE and world.trump >= 0 and self._small(world):
                 solver, position = solve_position(world, side, self.max_nodes)
                 for card, value in solver.solve(*position).items():
                     totals[PLAY_BASE + card] += value
@@ -165,29 +175,36 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------------ valuing a deal
 
+    def _small(self, game: Game) -> bool:
+        """Whether the rest of the hand is small enough to solve exactly (all hands together)."""
+        return sum(h.bit_count() for h in game.hands) <= self.exact_cards
+
     def _value_after(self, world: Game, actions: list[int], side: int) -> float:
-        """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out:
-        discards by :func:`discard_value`, trick play solved exactly."""
+        """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out: discards
+        by :func:`discard_value`; trick play by the heuristic bot for every seat until the hand is
+        small enough, then solved exactly."""
         game = world.copy()
         before = list(game.scores)
         deal = len(game.decks)
         for action in actions:
             game.apply(action)
-        for _ in range(_MAX_CHANCE_STEPS):
+        for _ in range(_MAX_STEPS):
             if game.phase in (GAME_OVER, HAND_OVER) or len(game.decks) != deal:
                 return side_value(before, game, side)  # over, or thrown in (P4): no more to gain
+            seat = game.current_player
             if game.phase == DISCARD_PHASE:
-                seat = game.current_player
                 hand, trump = game.hands[seat], game.trump
                 card = min(cards_of(hand), key=lambda c: (discard_value(c, hand, trump), c))
                 game.apply(DISCARD_BASE + card)
-            elif game.phase == PLAY_PHASE:
+            elif game.phase == PLAY_PHASE and game.trump >= 0 and self._small(game):
                 scored = side_value(before, game, side)
                 if abs(scored) >= WIN:
                     return scored
                 solver, position = solve_position(game, side, self.max_nodes)
                 value = solver.value(*position)
                 return value if abs(value) >= WIN else scored + value
+            elif game.phase == PLAY_PHASE:
+                game.apply(self._rollout.act(None, SeatView(game, seat)))
             else:  # another decision before trick play: the gift/run of a beg we did not model
                 raise AssertionError(f"unexpected phase {game.phase_name} while valuing a deal")
-        raise AssertionError("valuing a deal did not reach trick play")
+        raise AssertionError("valuing a deal did not finish the hand")

@@ -20,6 +20,7 @@ from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS, jack_of
 from allfours_env.engine import Game
 
 WIN = 10.0
+EXACT_CARDS = 14  # positions with at most this many cards in all hands are solved to the end at once
 _SUIT = tuple(c // NUM_RANKS for c in range(52))
 _RANK = tuple(c % NUM_RANKS for c in range(52))
 _POINTS = CARD_GAME_POINTS
@@ -63,7 +64,6 @@ class HandSolver:
         self.nodes = 0
         self.exact = False
         self._depth = 0
-        self._limit = max_nodes
         self._root_cards = 0
         in_play = game.in_play()
         self.high = self._extreme(in_play, highest=True)
@@ -224,30 +224,29 @@ class HandSolver:
         self._root_cards = max(h.bit_count() for h in hands)
 
     def _deepening(self, search, hands: list[int]):
-        """Try the exact search on a quarter of the node budget; if it does not fit, search to
-        depths of 1, 2, ... tricks until the budget stops an iteration, and return the deepest
-        complete result (every move searched to the same depth)."""
-        full = self._root_cards
-        budget = self.max_nodes
-        for depth, limit in [(full, budget // 4)] + [(d, budget) for d in range(1, full)]:
-            self._depth, self._limit, self.nodes = depth, limit, 0
-            self.table = {}
+        """Small positions (at most :data:`EXACT_CARDS` cards left in all hands) are searched to the
+        end at once. Otherwise, or if that runs out of budget, search to depths of 1, 2, ... tricks
+        until the end of the hand is reached (exact) or the node budget stops an iteration, and
+        return the deepest complete result: every move is valued at the same depth."""
+        depths = list(range(1, self._root_cards + 1))
+        if sum(h.bit_count() for h in hands) <= EXACT_CARDS:
+            depths.insert(0, self._root_cards)
+        best = None
+        for depth in depths:
+            self._depth, self.nodes, self.table = depth, 0, {}
             try:
-                result = search()
+                best = search()
             except BudgetExceeded:
-                if depth == full:
-                    continue
+                if best is None and depth == self._root_cards and depths[0] == depth:
+                    continue  # the direct exact attempt failed: deepen step by step instead
                 break
-            self.exact = depth == full
+            self.exact = depth == self._root_cards
             if self.exact:
-                return result
-            best = result
-        else:
-            return best
-        if depth > 1:
-            return best
-        self._depth = 0  # not even one trick fits: value the frontier after the current trick
-        return search()
+                break
+        if best is None:  # not even one trick fits: value the frontier after the current trick
+            self._depth = 0
+            best = search()
+        return best
 
     def _root_values(self, legal: int, to_move: int, trick: list[tuple[int, int]], hands: list[int]):
         values: dict[int, float] = {}
@@ -405,7 +404,7 @@ class HandSolver:
             if self._root_cards - hands[seat].bit_count() >= self._depth:
                 return self.estimate(hands, self._captured, self._points, self._jack_side)
         self.nodes += 1
-        if self.nodes > self._limit and self._depth > 0:
+        if self.nodes > self.max_nodes and self._depth > 0:
             raise BudgetExceeded
         key = None
         if not trick:

@@ -80,6 +80,7 @@ class TrainConfig:
     reward: str = "points"
     total_timesteps: int = 100_000
     n_envs: int = 2
+    torch_threads: int = 1
     seed: int = 0
     out: str = "runs/seven_up_2p"
     ppo: PPOSettings = dataclasses.field(default_factory=PPOSettings)
@@ -164,6 +165,7 @@ def validate(config: TrainConfig) -> None:
         (config.reward in ("win", "points"), "reward must be 'win' or 'points'"),
         (_positive_int(config.total_timesteps), "total_timesteps must be a whole number > 0"),
         (_positive_int(config.n_envs), "n_envs must be a whole number > 0"),
+        (_positive_int(config.torch_threads), "torch_threads must be a whole number > 0"),
         (isinstance(config.seed, int), "seed must be a whole number"),
         (_positive_int(config.ppo.n_steps), "ppo.n_steps must be a whole number > 0"),
         (_positive_int(config.ppo.batch_size), "ppo.batch_size must be a whole number > 0"),

@@ -287,6 +287,9 @@ def read_curve(out: Path) -> list[dict[str, Any]]:
 def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bool = True,
           log=print) -> dict[str, Any]:
     """Run the training of ``config``; return its summary (paths, throughput, final results)."""
+    import torch
+
+    torch.set_num_threads(config.torch_threads)  # small networks: more threads only add overhead
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=1))
