@@ -29,7 +29,15 @@ import numpy as np
 
 from agents.base import Agent
 from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
-from allfours_env.cards import CARD_GAME_POINTS, JACK_RANK, NUM_CARDS, NUM_RANKS, RANKS, SUIT_MASKS
+from allfours_env.cards import (
+    CARD_GAME_POINTS,
+    JACK_RANK,
+    NUM_CARDS,
+    NUM_RANKS,
+    RANKS,
+    SUIT_MASKS,
+    cards_of,
+)
 from allfours_env.knowledge import SeatView
 
 ACE, KING, QUEEN, TEN = 12, 11, 10, 8
@@ -102,16 +110,6 @@ def _above(card: int) -> int:
 def _below(card: int) -> int:
     """The cards of ``card``'s suit that it outranks."""
     return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
-
-
-def _cards(mask: int) -> list[int]:
-    """Card ids of a bit set, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _key(card: int, led: int, trump: int) -> int:
@@ -196,7 +194,7 @@ class HeuristicAgent(Agent):
     def _discard(self, view: SeatView) -> int:
         """P5: discard the card least worth keeping (high trumps, jack, tens and aces stay)."""
         hand, trump = view.hand, view.trump
-        best = min(_cards(hand), key=lambda c: _discard_keep(c, hand, trump))
+        best = min(cards_of(hand), key=lambda c: _discard_keep(c, hand, trump))
         return DISCARD_BASE + best
 
     # ------------------------------------------------------------------ P6, P8: trick play
@@ -257,7 +255,7 @@ def suit_strength(view: SeatView, suit: int) -> float:
         value += (0.45 + 0.15 * min(guards, 2) + 0.05 * count) * rules.jack_points
     elif not seen >> jack & 1:  # the jack may be out there to catch
         value += 0.08 * count * (1 if trumps & _above(jack) else 0.5)
-    value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in _cards(hand & ~trumps))
+    value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in cards_of(hand & ~trumps))
     if trumps >> (suit * NUM_RANKS + TEN) & 1:
         value += 0.15
     return value
@@ -373,8 +371,8 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     theirs = max((captured[s] for s in range(rules.num_sides) if s != seat.side), default=0)
     # at most: the trick on the table, our hand, and the best unseen cards the others can hold
     others = sum(seat.sizes) - seat.hand.bit_count()
-    unseen = sorted((CARD_GAME_POINTS[c] for c in _cards(seat.unseen)), reverse=True)
-    left = table.points + sum(CARD_GAME_POINTS[c] for c in _cards(seat.hand)) + sum(unseen[:others])
+    unseen = sorted((CARD_GAME_POINTS[c] for c in cards_of(seat.unseen)), reverse=True)
+    left = table.points + sum(CARD_GAME_POINTS[c] for c in cards_of(seat.hand)) + sum(unseen[:others])
     point = 1.0
     if rules.game_points == 0 or abs(mine - theirs) > left:
         point = 0.1  # Game is decided
@@ -428,7 +426,7 @@ def _expected_drop(table: _Trick, best: int) -> float:
     for q in table.later:
         pool = seat.pool(q)
         follow = pool & (SUIT_MASKS[led] | (SUIT_MASKS[seat.trump] if seat.trump >= 0 else 0))
-        cards = _cards(follow) or _cards(pool)
+        cards = cards_of(follow) or cards_of(pool)
         if cards:
             total += 0.5 * sum(CARD_GAME_POINTS[c] for c in cards) / len(cards)
     return total
@@ -490,6 +488,6 @@ def _lead_bonus(table: _Trick, weights: _Weights, card: int) -> float:
         count = 1 + (theirs.bit_count() - 1) * max(0, seat.sizes[q] - 1) / others
         if theirs >> jack & 1:
             bonus += JACK_HUNT * seat.p_holds(q, 1 << jack) / count * weights.jack_theirs
-        mean_points = sum(CARD_GAME_POINTS[c] for c in _cards(theirs)) / theirs.bit_count()
+        mean_points = sum(CARD_GAME_POINTS[c] for c in cards_of(theirs)) / theirs.bit_count()
         bonus += holds * (HUNT * mean_points * weights.point + DRAW)
     return bonus

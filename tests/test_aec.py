@@ -295,25 +295,28 @@ def test_discards_of_another_player_change_only_that_players_card_counts():
 
 # ---------------------------------------------------------------- rewards and episodes
 
-@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
-@pytest.mark.parametrize("reward", ["win", "points"])
-def test_rewards_are_zero_sum_and_pay_the_win_or_the_points(preset, num_players, reward):
-    env = allfours_env.raw_env(preset=preset, num_players=num_players, reward=reward)
-    rng = np.random.default_rng(2)
-    env.reset(seed=5)
+def rollout_rewards(env, rng):
+    """Play one episode at random and return each agent's total reward; every step's rewards
+    must sum to zero."""
     totals = dict.fromkeys(env.possible_agents, 0.0)
-
-    def check(env_, agent, observation):
-        assert abs(sum(env_.rewards.values())) < 1e-9
-
     for agent in env.agent_iter():
-        check(env, agent, None)
+        assert abs(sum(env.rewards.values())) < 1e-9
         for name, value in env.rewards.items():
             totals[name] += value
         if env.terminations[agent]:
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    return totals
+
+
+@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+@pytest.mark.parametrize("reward", ["win", "points"])
+def test_rewards_are_zero_sum_and_pay_the_win_or_the_points(preset, num_players, reward):
+    env = allfours_env.raw_env(preset=preset, num_players=num_players, reward=reward)
+    rng = np.random.default_rng(2)
+    env.reset(seed=5)
+    totals = rollout_rewards(env, rng)
     game = env.game
     sides = [game.rules.side_of(s) for s in range(num_players)]
     share = 1 / (game.num_sides - 1)
@@ -352,15 +355,7 @@ def test_points_reward_in_hand_episodes_is_the_hand_point_difference():
     assert env.reward_mode == "points"
     env.reset(seed=2)
     before = env.scores
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        for name, value in env.rewards.items():
-            totals[name] += value
-        if env.terminations[agent]:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    totals = rollout_rewards(env, np.random.default_rng(0))
     gained = [a - b for a, b in zip(env.scores, before)]
     assert totals["player_0"] == pytest.approx(gained[0] - gained[1])
 
