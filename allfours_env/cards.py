@@ -72,6 +72,7 @@ def card_str(card: int) -> str:
 
 
 _CARD_BY_TEXT = {card_str(c): c for c in range(NUM_CARD_IDS)}
+_PACK_IDS = frozenset(range(NUM_CARDS))
 
 
 def parse_card(text: str) -> int:
@@ -146,6 +147,14 @@ def parse_deck(deck: Iterable[str] | Iterable[int], *, size: int = NUM_CARDS) ->
     """
     if isinstance(deck, str):
         raise ValueError("a deck must be a list of cards such as ['AS', 'TD', ...], not one string")
+    if (
+        size == NUM_CARDS
+        and isinstance(deck, list)
+        and len(deck) == NUM_CARDS
+        and set(deck) == _PACK_IDS
+        and all(type(c) is int for c in deck)
+    ):
+        return list(deck)  # fast path: already a permutation of the card ids
     cards: list[int] = []
     for i, item in enumerate(deck):
         if isinstance(item, str):
