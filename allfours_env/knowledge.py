@@ -97,6 +97,12 @@ class SeatView:
         on the scores and the seats)."""
         return self._game.gift_blocked()
 
+    @property
+    def log_length(self) -> int:
+        """How many events the game log holds so far (public; lets tools line a decision up with
+        the game record afterwards)."""
+        return len(self._game.log)
+
     def hand_sizes(self) -> tuple[int, ...]:
         """How many cards each seat holds (public)."""
         return tuple(h.bit_count() for h in self._game.hands)

@@ -70,6 +70,21 @@ class EvalSettings:
 
 
 @dataclasses.dataclass
+class ImitationSettings:
+    """Optional warm start (:mod:`train.imitation`): before PPO, fit the network to ``teacher``'s
+    decisions in ``games`` games against ``opponent`` (``teacher = ""`` skips it). ``dataset``
+    caches the recorded decisions (.npz): an existing file is reused, a new one is written."""
+
+    teacher: str = ""
+    opponent: str = "heuristic"
+    games: int = 2000
+    epochs: int = 8
+    learning_rate: float = 1e-3
+    dataset: str = ""
+    workers: int = 2
+
+
+@dataclasses.dataclass
 class TrainConfig:
     """Everything one training run needs; saved beside every checkpoint."""
 
@@ -86,12 +101,14 @@ class TrainConfig:
     ppo: PPOSettings = dataclasses.field(default_factory=PPOSettings)
     opponents: OpponentSettings = dataclasses.field(default_factory=OpponentSettings)
     eval: EvalSettings = dataclasses.field(default_factory=EvalSettings)
+    imitation: ImitationSettings = dataclasses.field(default_factory=ImitationSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-_SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSettings}
+_SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSettings,
+             "imitation": ImitationSettings}
 
 
 def from_dict(data: dict[str, Any]) -> TrainConfig:
@@ -179,6 +196,9 @@ def validate(config: TrainConfig) -> None:
         (_positive_int(config.eval.games), "eval.games must be > 0"),
         (_positive_int(config.eval.final_games), "eval.final_games must be > 0"),
         (_positive_int(config.eval.workers), "eval.workers must be > 0"),
+        (_positive_int(config.imitation.games), "imitation.games must be > 0"),
+        (_positive_int(config.imitation.epochs), "imitation.epochs must be > 0"),
+        (_positive_int(config.imitation.workers), "imitation.workers must be > 0"),
     ]
     for ok, message in checks:
         if not ok:
@@ -189,6 +209,8 @@ def validate(config: TrainConfig) -> None:
     specs += config.eval.final_opponents
     if config.opponents.partner != "learner":
         specs.append(config.opponents.partner)
+    if config.imitation.teacher:
+        specs += [config.imitation.teacher, config.imitation.opponent]
     for spec in specs:
         try:
             parse_spec(spec)

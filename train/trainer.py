@@ -246,6 +246,29 @@ def load_checkpoint(path: str | Path, config: TrainConfig, env):
     return model, int(json.loads(meta_path.read_text())["timesteps"])
 
 
+def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) -> None:
+    """Fit the fresh model to the configured teacher's decisions (see :mod:`train.imitation`)."""
+    from allfours_env.rules import Rules
+    from train import imitation
+
+    settings = config.imitation
+    path = Path(settings.dataset) if settings.dataset else None
+    if path is not None and path.is_file():
+        data, meta = imitation.load(path)
+        log(f"imitation data: {len(data['actions']):,} decisions from {path} ({meta})")
+    else:
+        rules = Rules.make(config.preset, config.num_players, **config.knobs)
+        data = imitation.collect(settings.teacher, settings.opponent, rules, settings.games,
+                                 seed=derive_seed(config.seed, "imitation"), workers=settings.workers,
+                                 progress=progress)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            imitation.save(data, path, {"teacher": settings.teacher, "opponent": settings.opponent,
+                                        "games": settings.games, "seed": config.seed})
+    imitation.pretrain(model, data, epochs=settings.epochs, learning_rate=settings.learning_rate,
+                       seed=config.seed, log=log)
+
+
 def plot_curve(curve: list[dict[str, Any]], path: Path) -> Path | None:
     """Win rate (with its 95% interval) against timesteps, one line per evaluation opponent."""
     if not curve:
@@ -291,6 +314,10 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
 
     torch.set_num_threads(config.torch_threads)  # small networks: more threads only add overhead
     out = Path(config.out)
+    if not resume and (out / "config.json").exists():
+        kept = out.with_name(f"{out.name}.{time.strftime('%Y%m%d-%H%M%S')}")
+        out.rename(kept)  # a fresh run never mixes with (or deletes) an earlier one
+        log(f"an earlier run was in {out}: moved it to {kept}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=1))
     env = make_vec_env(config)
@@ -302,6 +329,8 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             log(f"resuming from {resume} at {start} timesteps")
         else:
             model = new_model(config, env, out)
+            if config.imitation.teacher:
+                warm_start(model, config, log=log, progress=progress)
         callback = TrainingCallback(config, out)
         began = time.perf_counter()
         model.learn(total_timesteps=config.total_timesteps, callback=callback, progress_bar=progress,
