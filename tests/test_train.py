@@ -84,3 +84,26 @@ def test_policy_files_that_cannot_be_used_give_clear_errors(tmp_path):
     corrupt.write_text("garbage")
     with pytest.raises(AgentError, match="corrupt"):
         make_agent(f"ppo:{corrupt}")
+
+
+def test_imitation_learns_the_teachers_choices_and_dagger_labels_the_students_states():
+    from agents.policy import SnapshotAgent, actor_from_sb3
+    from allfours_env import Rules
+    from train import imitation
+    from train.trainer import make_vec_env, new_model
+
+    config = load(None, [*TINY, "ppo.net_arch=[64]"])
+    rules = Rules.make()
+    data = imitation.collect("heuristic", "random", rules, games=30, seed=1)
+    assert len(data["actions"]) == len(data["observations"]) == len(data["returns"]) > 200
+    assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))  # labels are legal
+    env = make_vec_env(config)
+    try:
+        model = new_model(config, env, __import__("pathlib").Path(config.out))
+        history = imitation.pretrain(model, data, epochs=6, log=lambda *_: None)
+    finally:
+        env.close()
+    assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.5
+    student = SnapshotAgent(actor_from_sb3(model.policy), deterministic=True, name="student")
+    labelled = imitation.collect("heuristic", "random", rules, games=4, seed=2, student=student)
+    assert len(labelled["actions"]) > 20

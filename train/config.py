@@ -73,7 +73,9 @@ class EvalSettings:
 class ImitationSettings:
     """Optional warm start (:mod:`train.imitation`): before PPO, fit the network to ``teacher``'s
     decisions in ``games`` games against ``opponent`` (``teacher = ""`` skips it). ``dataset``
-    caches the recorded decisions (.npz): an existing file is reused, a new one is written."""
+    caches the recorded decisions (.npz): an existing file is reused, a new one is written. Then
+    ``dagger_rounds`` rounds of DAgger: the student plays ``dagger_games`` games, the teacher
+    labels its decisions, and the student is refitted on all data for ``dagger_epochs`` epochs."""
 
     teacher: str = ""
     opponent: str = "heuristic"
@@ -82,6 +84,9 @@ class ImitationSettings:
     learning_rate: float = 1e-3
     dataset: str = ""
     workers: int = 2
+    dagger_rounds: int = 0
+    dagger_games: int = 500
+    dagger_epochs: int = 4
 
 
 @dataclasses.dataclass
@@ -199,6 +204,10 @@ def validate(config: TrainConfig) -> None:
         (_positive_int(config.imitation.games), "imitation.games must be > 0"),
         (_positive_int(config.imitation.epochs), "imitation.epochs must be > 0"),
         (_positive_int(config.imitation.workers), "imitation.workers must be > 0"),
+        (isinstance(config.imitation.dagger_rounds, int) and config.imitation.dagger_rounds >= 0,
+         "imitation.dagger_rounds must be a whole number >= 0"),
+        (_positive_int(config.imitation.dagger_games), "imitation.dagger_games must be > 0"),
+        (_positive_int(config.imitation.dagger_epochs), "imitation.dagger_epochs must be > 0"),
     ]
     for ok, message in checks:
         if not ok:

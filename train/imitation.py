@@ -10,6 +10,9 @@ network that already plays like a strong teacher fixes that:
    scored minus the others' mean until the end of the hand (the ``points`` reward of hand episodes).
 2. :func:`pretrain` fits the MaskablePPO policy to the teacher's actions (cross-entropy on the
    masked logits) and its value head to the returns, so PPO starts from a sensible critic too.
+3. Optionally DAgger rounds: the trained student plays, the teacher labels the states the student
+   reaches, the data are pooled and the student is fitted again — a student drifts into states the
+   teacher never showed it, and this is how it learns what to do there.
 
 Datasets are ``.npz`` files (observations as float16), reusable across runs; collection runs on
 several processes and depends only on the seed.
@@ -32,26 +35,31 @@ from allfours_env.rules import Rules
 
 
 class _Recorder(Agent):
-    """Plays as the teacher and writes down every decision that had a choice."""
+    """Writes down the teacher's choice at every decision that has one, and plays it — or, when a
+    ``student`` is given (DAgger), plays the student's choice so the states are the student's."""
 
     needs_observation = True
 
-    def __init__(self, teacher: Agent) -> None:
+    def __init__(self, teacher: Agent, student: Agent | None = None) -> None:
         super().__init__()
         self.teacher = teacher
+        self.student = student
         self.name = teacher.name
         self.rows: list[tuple[np.ndarray, np.ndarray, int, int, int]] = []
 
     def reset(self, seed: int | None = None) -> None:
         self.teacher.reset(seed)
+        if self.student is not None:
+            self.student.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray] | None, view: SeatView) -> int:
-        action = self.teacher.act(observation, view)
-        if observation["action_mask"].sum() > 1:
-            log_index = view.log_length  # where this decision will stand in the game log
-            self.rows.append((observation["observation"].astype(np.float16),
-                              observation["action_mask"].astype(bool), action, view.seat, log_index))
-        return action
+        if observation["action_mask"].sum() == 1:
+            return int(np.flatnonzero(observation["action_mask"])[0])
+        label = self.teacher.act(observation, view)
+        log_index = view.log_length  # where this decision will stand in the game log
+        self.rows.append((observation["observation"].astype(np.float16),
+                          observation["action_mask"].astype(bool), label, view.seat, log_index))
+        return label if self.student is None else self.student.act(observation, view)
 
 
 def hand_returns(game: Game, rows: list[tuple]) -> list[float]:
@@ -74,12 +82,12 @@ def hand_returns(game: Game, rows: list[tuple]) -> list[float]:
 
 def _collect_games(args: tuple) -> dict[str, np.ndarray]:
     """Worker: play the games ``indices`` and return their recorded decisions as arrays."""
-    teacher_spec, opponent_spec, rules_dict, seed, indices = args
+    teacher_spec, opponent_spec, rules_dict, seed, indices, student = args
     rules = Rules.from_dict(rules_dict)
     obs, masks, actions, returns = [], [], [], []
     for index in indices:
         game_seed = derive_seed(seed, "imitation", index)
-        teacher = _Recorder(make_agent(teacher_spec, seed=game_seed))
+        teacher = _Recorder(make_agent(teacher_spec, seed=game_seed), student)
         opponent = make_agent(opponent_spec, seed=game_seed + 1)
         teacher_side = index % 2  # alternate sides so the teacher learns every position
         players = [teacher if rules.side_of(s) % 2 == teacher_side else opponent
@@ -99,16 +107,19 @@ def _collect_games(args: tuple) -> dict[str, np.ndarray]:
 
 
 def collect(teacher: str, opponent: str, rules: Rules, games: int, seed: int = 0,
-            workers: int = 1, progress: bool = False) -> dict[str, np.ndarray]:
-    """Record ``teacher``'s decisions over ``games`` games against ``opponent``."""
+            workers: int = 1, progress: bool = False, student: Agent | None = None
+            ) -> dict[str, np.ndarray]:
+    """Record ``teacher``'s decisions over ``games`` games against ``opponent``. With a
+    ``student`` (a picklable agent), the student plays and the teacher only labels (DAgger)."""
     chunks = [list(range(start, min(start + 10, games))) for start in range(0, games, 10)]
-    tasks = [(teacher, opponent, rules.to_dict(), seed, chunk) for chunk in chunks]
+    tasks = [(teacher, opponent, rules.to_dict(), seed, chunk, student) for chunk in chunks]
     parts: list[dict[str, np.ndarray]] = []
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=games, desc=f"imitation data: {teacher} vs {opponent}", unit="game")
+        who = teacher if student is None else f"{teacher} labelling the student"
+        bar = tqdm(total=games, desc=f"imitation data: {who} vs {opponent}", unit="game")
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             for part, chunk in zip(pool.imap(_collect_games, tasks), chunks):

@@ -252,12 +252,12 @@ def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) 
     from train import imitation
 
     settings = config.imitation
+    rules = Rules.make(config.preset, config.num_players, **config.knobs)
     path = Path(settings.dataset) if settings.dataset else None
     if path is not None and path.is_file():
         data, meta = imitation.load(path)
         log(f"imitation data: {len(data['actions']):,} decisions from {path} ({meta})")
     else:
-        rules = Rules.make(config.preset, config.num_players, **config.knobs)
         data = imitation.collect(settings.teacher, settings.opponent, rules, settings.games,
                                  seed=derive_seed(config.seed, "imitation"), workers=settings.workers,
                                  progress=progress)
@@ -267,6 +267,16 @@ def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) 
                                         "games": settings.games, "seed": config.seed})
     imitation.pretrain(model, data, epochs=settings.epochs, learning_rate=settings.learning_rate,
                        seed=config.seed, log=log)
+    for round_number in range(1, settings.dagger_rounds + 1):
+        student = SnapshotAgent(actor_from_sb3(model.policy), deterministic=True, name="student")
+        extra = imitation.collect(settings.teacher, settings.opponent, rules, settings.dagger_games,
+                                  seed=derive_seed(config.seed, "dagger", round_number),
+                                  workers=settings.workers, progress=progress, student=student)
+        data = {key: np.concatenate([data[key], extra[key]]) for key in data}
+        log(f"DAgger round {round_number}: {len(extra['actions']):,} new decisions, "
+            f"{len(data['actions']):,} in all")
+        imitation.pretrain(model, data, epochs=settings.dagger_epochs,
+                           learning_rate=settings.learning_rate, seed=config.seed + round_number, log=log)
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path) -> Path | None:
