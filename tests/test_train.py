@@ -3,6 +3,7 @@ clear errors for bad configs and bad checkpoints."""
 
 import json
 
+import numpy as np
 import pytest
 
 from agents import AgentError, make_agent
@@ -94,16 +95,18 @@ def test_imitation_learns_the_teachers_choices_and_dagger_labels_the_students_st
 
     config = load(None, [*TINY, "ppo.net_arch=[64]"])
     rules = Rules.make()
-    data = imitation.collect("heuristic", "random", rules, games=30, seed=1)
+    data = imitation.collect("heuristic", "random", rules, games=60, seed=1)
     assert len(data["actions"]) == len(data["observations"]) == len(data["returns"]) > 200
     assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))  # labels are legal
     env = make_vec_env(config)
     try:
         model = new_model(config, env, __import__("pathlib").Path(config.out))
-        history = imitation.pretrain(model, data, epochs=6, log=lambda *_: None)
+        history = imitation.pretrain(model, data, epochs=8, log=lambda *_: None)
     finally:
         env.close()
-    assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.5
+    guessing = float(np.mean(1.0 / data["masks"].sum(axis=1)))  # uniform over the legal actions
+    assert history[-1]["loss"] < history[0]["loss"]
+    assert history[-1]["accuracy"] > guessing + 0.1
     student = SnapshotAgent(actor_from_sb3(model.policy), deterministic=True, name="student")
     labelled = imitation.collect("heuristic", "random", rules, games=4, seed=2, student=student)
     assert len(labelled["actions"]) > 20
