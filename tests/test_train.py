@@ -93,15 +93,15 @@ def test_imitation_learns_the_teachers_choices_and_dagger_labels_the_students_st
     from train import imitation
     from train.trainer import make_vec_env, new_model
 
-    config = load(None, [*TINY, "ppo.net_arch=[64]"])
+    config = load(None, [*TINY, "ppo.net_arch=[128]"])
     rules = Rules.make()
-    data = imitation.collect("heuristic", "random", rules, games=60, seed=1)
+    data = imitation.collect("heuristic", "random", rules, games=200, seed=1)
     assert len(data["actions"]) == len(data["observations"]) == len(data["returns"]) > 200
     assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))  # labels are legal
     env = make_vec_env(config)
     try:
         model = new_model(config, env, __import__("pathlib").Path(config.out))
-        history = imitation.pretrain(model, data, epochs=8, log=lambda *_: None)
+        history = imitation.pretrain(model, data, epochs=10, log=lambda *_: None)
     finally:
         env.close()
     guessing = float(np.mean(1.0 / data["masks"].sum(axis=1)))  # uniform over the legal actions
