@@ -259,7 +259,7 @@ def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) 
         log(f"imitation data: {len(data['actions']):,} decisions from {path} ({meta})")
     else:
         data = imitation.collect(settings.teacher, settings.opponent, rules, settings.games,
-                                 seed=derive_seed(config.seed, "imitation"), workers=settings.workers,
+                                 seed=config.seed, workers=settings.workers,
                                  progress=progress)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
