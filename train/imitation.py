@@ -153,14 +153,15 @@ def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size
              learning_rate: float = 1e-3, value_weight: float = 0.5, seed: int = 0,
              log=print) -> list[dict[str, float]]:
     """Fit ``model.policy`` to the teacher: cross-entropy on its actions, MSE on the returns.
-    Returns per-epoch metrics (loss, accuracy on a held-out tenth)."""
+    Returns per-epoch metrics (loss, accuracy on the held-out tenth: every tenth decision)."""
     import torch
 
     policy = model.policy
     rng = np.random.default_rng(seed)
     count = len(data["actions"])
-    order = rng.permutation(count)
-    held_out, train_idx = order[: count // 10], order[count // 10:]
+    # every tenth decision is held out; the split stays put when DAgger appends data
+    held_out = np.arange(0, count, 10)
+    train_idx = np.setdiff1d(np.arange(count), held_out)
     obs = torch.as_tensor(data["observations"].astype(np.float32))
     masks = torch.as_tensor(data["masks"])
     actions = torch.as_tensor(data["actions"].astype(np.int64))
