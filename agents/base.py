@@ -77,7 +77,8 @@ def register_agent(name: str, target: str | Callable[..., Agent]) -> None:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"pimc:samples=16,time_budget=0.05"`` into a name and options; ``"ppo:path"`` gives
-    ``("ppo", {"path": path})``. Values are parsed as int, float, bool or left as text."""
+    ``("ppo", {"path": path})``. Values are parsed as int, float, bool (``true``/``false``), ``none``
+    or left as text."""
     if not isinstance(spec, str) or not spec:
         raise AgentError(f"an agent spec is a non-empty string such as 'heuristic', got {spec!r}")
     name, _, rest = spec.partition(":")
@@ -102,6 +103,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 def _parse_value(text: str) -> Any:
     if text in ("true", "false"):
         return text == "true"
+    if text == "none":
+        return None
     for kind in (int, float):
         try:
             return kind(text)

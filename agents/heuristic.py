@@ -194,7 +194,7 @@ class HeuristicAgent(Agent):
     def _discard(self, view: SeatView) -> int:
         """P5: discard the card least worth keeping (high trumps, jack, tens and aces stay)."""
         hand, trump = view.hand, view.trump
-        best = min(cards_of(hand), key=lambda c: _discard_keep(c, hand, trump))
+        best = min(cards_of(hand), key=lambda c: discard_keep(c, hand, trump))
         return DISCARD_BASE + best
 
     # ------------------------------------------------------------------ P6, P8: trick play
@@ -287,7 +287,7 @@ def _run_turnup_value(view: SeatView) -> float:
 # ---------------------------------------------------------------------- discards (P5)
 
 
-def _discard_keep(card: int, hand: int, trump: int) -> float:
+def discard_keep(card: int, hand: int, trump: int) -> float:
     """How much ``card`` is worth keeping (higher stays): trumps, jack, tens, aces first."""
     suit, rank = divmod(card, NUM_RANKS)
     if suit == trump:

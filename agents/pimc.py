@@ -8,13 +8,16 @@ with full information, and plays the action with the best average value for its 
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
   (alpha-beta over the remaining tricks, scoring by the rules and the target).
 * **Beg / stand** (eldest): standing is valued by solving the hand with the proposed trump; begging
-  by what the dealer is expected to do — the dealer is modelled as choosing, across the sampled
-  deals, whichever of gift and run is worse for eldest on average.
+  by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
+  choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
+  rational dealer); a number ``p`` instead expects a gift with probability ``p`` (default 0.25:
+  real dealers, bots included, give more often than the worst case assumes).
 * **Gift / run** (dealer): the gift is valued by its points plus the solved hand; the run by
   running the cards of each sampled deal (new turn-ups, their points, a thrown-in hand), letting
-  every player discard by :func:`discard_value`, then solving.
-* **Discards**: one card at a time, the card with the lowest :func:`discard_value` — a static
-  evaluation (high trumps, the jack, tens and aces are kept; a lone low card goes first).
+  every player discard by :func:`~agents.heuristic.discard_keep`, then solving.
+* **Discards**: one card at a time, the card with the lowest
+  :func:`~agents.heuristic.discard_keep` — the heuristic bot's static evaluation (high trumps, the
+  jack, tens and aces are kept; a lone low card goes first).
 * **Blind All Fours' first lead**: every candidate lead is valued by playing it (its suit becomes
   trump, P8) and solving the rest of the hand.
 
@@ -23,7 +26,9 @@ from the current scores: a deal where a side reaches the target is worth ±10 (w
 search plays for the game, not just the hand.
 
 Options: ``samples`` (default 20), ``max_nodes`` (node budget per solve, default 40,000; past it the
-frontier is estimated), ``time_budget`` (seconds per decision; stops sampling early — results then
+search deepens trick by trick and estimates the frontier), ``exact_cards`` (positions with at most
+this many cards in all hands are solved exactly, bigger ones start with heuristic rollouts; 14),
+``gift_belief`` (see above), ``time_budget`` (seconds per decision; stops sampling early — results then
 depend on the machine's speed, so leave it ``None`` for reproducible runs). Deterministic for a
 given seed otherwise.
 """
@@ -35,10 +40,10 @@ import time
 import numpy as np
 
 from agents.base import Agent
-from agents.heuristic import HeuristicAgent
+from agents.heuristic import HeuristicAgent, discard_keep
 from agents.solver import WIN, HandSolver
 from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
-from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS, cards_of
+from allfours_env.cards import cards_of
 from allfours_env.engine import (
     BEG_PHASE,
     DISCARD_PHASE,
@@ -50,25 +55,6 @@ from allfours_env.engine import (
 from allfours_env.knowledge import SeatView
 
 _MAX_STEPS = 500
-
-
-def discard_value(card: int, hand: int, trump: int) -> float:
-    """How much ``card`` is worth keeping in ``hand`` with ``trump`` (higher = keep).
-
-    Trumps first (every trump can win a trick; the jack and the high ones score), then aces and
-    tens guarded by other cards of their suit (Game points, R4), then the rest by rank; a lone low
-    card of a side suit is the first to go."""
-    suit, rank = divmod(card, NUM_RANKS)
-    if suit == trump:
-        return 100.0 + rank + (8.0 if rank == 9 else 0.0)
-    same_suit = (hand & SUIT_MASKS[suit]).bit_count()
-    points = CARD_GAME_POINTS[card]
-    value = rank + 2.0 * points
-    if rank == 8 and same_suit == 1:  # an unguarded ten is easily lost to a higher card
-        value -= 10.0
-    if rank == 12:
-        value += 6.0
-    return value + 0.5 * same_suit
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -104,6 +90,7 @@ class PIMCAgent(Agent):
         max_nodes: int = 40_000,
         time_budget: float | None = None,
         exact_cards: int = 14,
+        gift_belief: float | None = 0.25,
     ) -> None:
         super().__init__(seed)
         if not isinstance(samples, int) or samples < 1:
@@ -112,12 +99,15 @@ class PIMCAgent(Agent):
             raise ValueError(f"max_nodes must be a whole number >= 100, got {max_nodes!r}")
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be None or seconds > 0, got {time_budget!r}")
+        if gift_belief is not None and not 0.0 <= gift_belief <= 1.0:
+            raise ValueError(f"gift_belief must be None or a probability 0..1, got {gift_belief!r}")
         if not isinstance(exact_cards, int) or exact_cards < 2:
             raise ValueError(f"exact_cards must be a whole number >= 2, got {exact_cards!r}")
         self.samples = samples
         self.max_nodes = max_nodes
         self.time_budget = time_budget
         self.exact_cards = exact_cards
+        self.gift_belief = gift_belief
         self._rollout = HeuristicAgent(seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -155,23 +145,30 @@ class PIMCAgent(Agent):
             if deadline is not None and time.perf_counter() > deadline:
                 break
         if view.phase == BEG_PHASE:
-            # the dealer (an opponent) is modelled as picking, across the deals, whichever of gift
-            # and run is worse for eldest on average
-            totals[BEG] = min(gift_run.values())
+            totals[BEG] = self._beg_value(gift_run)
         best = max(round(totals[a] / worlds, 9) for a in legal)
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
         return min(ties, key=lambda a: self._cost(a, view))
+
+    def _beg_value(self, gift_run: dict[int, float]) -> float:
+        """Eldest's total value of begging over the deals, given how the dealer is expected to
+        answer (see ``gift_belief``); a blocked gift (K8) leaves only the run."""
+        if GIFT not in gift_run:
+            return gift_run[RUN]
+        if self.gift_belief is None:
+            return min(gift_run.values())
+        return self.gift_belief * gift_run[GIFT] + (1 - self.gift_belief) * gift_run[RUN]
 
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:
         """Among equally good actions prefer the cheapest: the card least worth keeping."""
         if action >= PLAY_BASE:
-            return discard_value(action - PLAY_BASE, view.hand, view.trump), action
+            return discard_keep(action - PLAY_BASE, view.hand, view.trump), action
         return 0.0, action
 
     def _discard(self, view: SeatView, legal: tuple[int, ...]) -> int:
         hand, trump = view.hand, view.trump
-        return min(legal, key=lambda a: (discard_value(a - DISCARD_BASE, hand, trump), a))
+        return min(legal, key=lambda a: (discard_keep(a - DISCARD_BASE, hand, trump), a))
 
     # ------------------------------------------------------------------ valuing a deal
 
@@ -181,8 +178,8 @@ class PIMCAgent(Agent):
 
     def _value_after(self, world: Game, actions: list[int], side: int) -> float:
         """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out: discards
-        by :func:`discard_value`; trick play by the heuristic bot for every seat until the hand is
-        small enough, then solved exactly."""
+        by :func:`~agents.heuristic.discard_keep`; trick play by the heuristic bot for every seat
+        until the hand is small enough, then solved exactly."""
         game = world.copy()
         before = list(game.scores)
         deal = len(game.decks)
@@ -194,7 +191,7 @@ class PIMCAgent(Agent):
             seat = game.current_player
             if game.phase == DISCARD_PHASE:
                 hand, trump = game.hands[seat], game.trump
-                card = min(cards_of(hand), key=lambda c: (discard_value(c, hand, trump), c))
+                card = min(cards_of(hand), key=lambda c: (discard_keep(c, hand, trump), c))
                 game.apply(DISCARD_BASE + card)
             elif game.phase == PLAY_PHASE and game.trump >= 0 and self._small(game):
                 scored = side_value(before, game, side)
