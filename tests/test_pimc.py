@@ -25,6 +25,25 @@ def test_pimc_plays_only_legal_actions_in_every_preset(preset, num_players):
         assert game.is_over
 
 
+@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+def test_pimc_picks_a_legal_action_in_random_positions(preset, num_players):
+    """Positions reached by random play in every phase (beg, gift/run, discard, play): PIMC's choice
+    is always one of the engine's legal actions (whole games above cover fewer positions)."""
+    rules = Rules.make(preset, num_players)
+    pimc = make_agent("pimc", seed=0, **FAST)
+    rng = random.Random(f"{preset}{num_players}")
+    checked = 0
+    for seed in range(4):
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            legal = game.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.2:
+                assert pimc.act(None, SeatView(game, game.current_player)) in legal
+                checked += 1
+            game.apply(rng.choice(legal))
+    assert checked > 10
+
+
 def test_pimc_decides_the_same_when_only_hidden_cards_differ():
     mine = "KC 4C AD KH 5S 3D".split()
     others = [c for c in (r + s for s in "CDHS" for r in "23456789TJQKA") if c not in mine + ["8C"]]
