@@ -39,13 +39,26 @@ def test_tiny_training_writes_model_checkpoints_logs_and_evaluation(trained, cap
     assert agent.metadata["timesteps"] == 1024
 
 
-def test_resume_continues_from_the_newest_checkpoint(trained, tmp_path):
+def test_resume_continues_an_interrupted_run_up_to_total_timesteps(trained, tmp_path):
     out = tmp_path / "resumed"
-    args = ["--set", *TINY, "total_timesteps=512", "--out", str(out), "--no-progress",
-            "--resume", str(trained)]
+    checkpoint = trained / "checkpoints" / "step_512.zip"
+    args = ["--set", *TINY, "--out", str(out), "--no-progress", "--resume", str(checkpoint)]
     assert main(args) == 0
     meta = json.loads((out / "model.json").read_text())
-    assert meta["timesteps"] == 1024 + 512
+    assert meta["timesteps"] == 1024
+
+
+def test_resume_from_a_run_folder_takes_its_newest_checkpoint_and_trains_further(trained, tmp_path):
+    out = tmp_path / "further"
+    args = ["--set", *TINY, "total_timesteps=1536", "--out", str(out), "--no-progress",
+            "--resume", str(trained)]
+    assert main(args) == 0
+    assert json.loads((out / "model.json").read_text())["timesteps"] == 1536
+
+
+def test_resume_of_a_finished_run_says_to_raise_the_budget(trained, tmp_path, capsys):
+    assert main(["--set", *TINY, "--out", str(tmp_path / "done"), "--resume", str(trained)]) == 2
+    assert "raise total_timesteps" in capsys.readouterr().err
 
 
 def test_resume_rejects_a_corrupt_or_mismatched_checkpoint(trained, tmp_path, capsys):

@@ -335,15 +335,22 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         start = 0
         if resume:
             model, start = load_checkpoint(resume, config, env)
+            if start >= config.total_timesteps:
+                raise ConfigError(
+                    f"the checkpoint is at {start:,} timesteps and total_timesteps is "
+                    f"{config.total_timesteps:,}: "
+                    f"raise total_timesteps (--timesteps N) to train further"
+                )
             model.tensorboard_log = str(out / "tb")
-            log(f"resuming from {resume} at {start} timesteps")
+            log(f"resuming from {resume} at {start:,} timesteps, up to {config.total_timesteps:,}")
         else:
             model = new_model(config, env, out)
             if config.imitation.teacher:
                 warm_start(model, config, log=log, progress=progress)
         callback = TrainingCallback(config, out)
         began = time.perf_counter()
-        model.learn(total_timesteps=config.total_timesteps, callback=callback, progress_bar=progress,
+        # A resumed run continues up to total_timesteps (SB3 counts reset_num_timesteps=False on top).
+        model.learn(total_timesteps=config.total_timesteps - start, callback=callback, progress_bar=progress,
                     reset_num_timesteps=not resume, tb_log_name="ppo")
         seconds = time.perf_counter() - began - callback.eval_seconds
         learned = model.num_timesteps - start
