@@ -2,6 +2,7 @@
 clear errors for bad configs and bad checkpoints."""
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -79,11 +80,28 @@ def test_resume_rejects_a_corrupt_or_mismatched_checkpoint(trained, tmp_path, ca
     ("n_envs=0", "n_envs"),
     ("opponents.mix={wizard=1}", "unknown agent"),
     ("reward=score", "reward"),
+    ("opponents.schedule=[{at=500,mix={random=1}},{at=100,mix={random=1}}]", "opponents.schedule"),
+    ("opponents.schedule=[{at=500,mix={random=0}}]", "opponents.schedule"),
+    ("opponents.schedule=[{at=500,mix={wizard=1}}]", "unknown agent"),
 ])
 def test_bad_configs_are_reported_in_one_line(override, message, capsys, tmp_path):
     assert main(["--set", override, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_opponent_schedule_changes_the_pools_mix_during_training(tmp_path):
+    """A curriculum: random only, then heuristic only from step 512 (the checkpoints' pools)."""
+    out = tmp_path / "curriculum"
+    tiny = [item for item in TINY if not item.startswith("opponents.mix")]
+    args = ["--set", *tiny, "opponents.mix={random=1}",
+            "opponents.schedule=[{at=512,mix={heuristic=1}}]", "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    config = load(None, [*tiny, "opponents.mix={random=1}",
+                         "opponents.schedule=[{at=512,mix={heuristic=1}}]"])
+    assert config.opponents.mix_at(511) == {"random": 1} and config.opponents.mix_at(512) == {"heuristic": 1}
+    final = pickle.loads((out / "checkpoints" / "step_1024.pool.pkl").read_bytes())
+    assert [pool.mix for pool in final] == [{"heuristic": 1}]
 
 
 def test_missing_config_file_names_the_shipped_ones():

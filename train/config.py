@@ -47,7 +47,10 @@ class OpponentSettings:
     seat at every episode: agent specs of the agents package (``random``, ``heuristic``, ``pimc``
     — slow) and ``snapshot``, a frozen copy of the learner taken every ``snapshot_every`` rollouts
     (the newest ``pool_size`` are kept; until the first exists its weight goes to the others).
-    ``partner`` (4 players): ``learner`` plays both seats of its side, or an agent spec."""
+    ``partner`` (4 players): ``learner`` plays both seats of its side, or an agent spec.
+    ``schedule`` changes the mix during training, a curriculum: a list of
+    ``{at = <timesteps>, mix = {...}}``, each mix in force from its ``at`` on (``mix`` before the
+    first); in TOML, ``[[opponents.schedule]]`` tables."""
 
     mix: dict[str, float] = dataclasses.field(
         default_factory=lambda: {"heuristic": 0.5, "random": 0.1, "snapshot": 0.4}
@@ -55,6 +58,15 @@ class OpponentSettings:
     snapshot_every: int = 10
     pool_size: int = 8
     partner: str = "learner"
+    schedule: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+    def mix_at(self, timesteps: int) -> dict[str, float]:
+        """The opponent mix in force after ``timesteps`` learner steps."""
+        mix = self.mix
+        for stage in self.schedule:
+            if timesteps >= stage["at"]:
+                mix = stage["mix"]
+        return mix
 
 
 @dataclasses.dataclass
@@ -193,8 +205,10 @@ def validate(config: TrainConfig) -> None:
         (_positive_int(config.ppo.batch_size), "ppo.batch_size must be a whole number > 0"),
         (config.ppo.activation in ("tanh", "relu"), "ppo.activation must be 'tanh' or 'relu'"),
         (all(_positive_int(w) for w in config.ppo.net_arch), "ppo.net_arch must list layer widths > 0"),
-        (config.opponents.mix and all(v >= 0 for v in config.opponents.mix.values())
-         and sum(config.opponents.mix.values()) > 0, "opponents.mix needs weights >= 0, not all 0"),
+        (_valid_mix(config.opponents.mix), "opponents.mix needs weights >= 0, not all 0"),
+        (_valid_schedule(config.opponents.schedule),
+         "opponents.schedule is a list of {at = <timesteps>, mix = {...}} with 'at' increasing "
+         "and every mix's weights >= 0, not all 0"),
         (_positive_int(config.opponents.snapshot_every), "opponents.snapshot_every must be > 0"),
         (_positive_int(config.opponents.pool_size), "opponents.pool_size must be > 0"),
         (_positive_int(config.eval.every), "eval.every must be a whole number of timesteps > 0"),
@@ -214,7 +228,8 @@ def validate(config: TrainConfig) -> None:
             raise ConfigError(message)
     from agents.base import AgentError, parse_spec
 
-    specs = [k for k in config.opponents.mix if k != "snapshot"] + config.eval.opponents
+    mixes = [config.opponents.mix] + [stage["mix"] for stage in config.opponents.schedule]
+    specs = [k for mix in mixes for k in mix if k != "snapshot"] + config.eval.opponents
     specs += config.eval.final_opponents
     if config.opponents.partner != "learner":
         specs.append(config.opponents.partner)
@@ -225,6 +240,21 @@ def validate(config: TrainConfig) -> None:
             parse_spec(spec)
         except AgentError as err:
             raise ConfigError(f"opponent {spec!r}: {err}") from None
+
+
+def _valid_mix(mix: Any) -> bool:
+    return (isinstance(mix, dict) and bool(mix)
+            and all(isinstance(v, int | float) and v >= 0 for v in mix.values()) and sum(mix.values()) > 0)
+
+
+def _valid_schedule(schedule: Any) -> bool:
+    if not isinstance(schedule, list):
+        return False
+    if not all(isinstance(s, dict) and set(s) == {"at", "mix"} and _positive_int(s["at"])
+               and _valid_mix(s["mix"]) for s in schedule):
+        return False
+    steps = [s["at"] for s in schedule]
+    return steps == sorted(set(steps))
 
 
 def _positive_int(value: Any) -> bool:

@@ -25,6 +25,10 @@ class OpponentPool:
         self.snapshots: list[NumpyActor] = []
         self.added = 0
 
+    def set_mix(self, mix: dict[str, float]) -> None:
+        """Change the weights of the opponent kinds (a curriculum step); snapshots are kept."""
+        self.mix = dict(mix)
+
     def add_snapshot(self, actor: NumpyActor) -> None:
         """Keep a frozen copy of the learner (the oldest is dropped beyond ``pool_size``)."""
         self.snapshots.append(actor)

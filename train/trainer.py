@@ -42,6 +42,9 @@ class SelfPlayEnv(SingleAgentEnv):
     def add_snapshot(self, actor) -> None:
         self.opponents.add_snapshot(actor)
 
+    def set_mix(self, mix) -> None:
+        self.opponents.set_mix(mix)
+
     def pool_size(self) -> int:
         return len(self.opponents.snapshots)
 
@@ -137,10 +140,21 @@ class TrainingCallback(BaseCallback):
         self.next_eval = config.eval.every
         self.last_eval = -1
         self.eval_seconds = 0.0  # time spent evaluating inside learn(), left out of the throughput
+        self.mix: dict[str, float] | None = None  # the opponent mix the pools were last given
 
     def _on_training_start(self) -> None:
         every = self.config.eval.every
         self.next_eval = (self.num_timesteps // every + 1) * every
+        self.follow_schedule()
+
+    def follow_schedule(self) -> None:
+        """Give the pools the opponent mix of ``opponents.schedule`` in force now."""
+        mix = self.config.opponents.mix_at(self.num_timesteps)
+        if mix != self.mix:
+            self.training_env.env_method("set_mix", mix)
+            self.mix = mix
+            for kind, weight in mix.items():
+                self.logger.record(f"pool/mix_{kind}", weight)
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next_eval:
@@ -153,6 +167,7 @@ class TrainingCallback(BaseCallback):
         if self.rollouts % self.config.opponents.snapshot_every == 0:
             self.training_env.env_method("add_snapshot", actor_from_sb3(self.model.policy))
         self.logger.record("pool/snapshots", int(np.mean(self.training_env.env_method("pool_size"))))
+        self.follow_schedule()
 
     def evaluate_and_checkpoint(self) -> None:
         """Evaluate the greedy policy against the configured bots, log it, save a checkpoint."""
