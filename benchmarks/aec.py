@@ -7,8 +7,9 @@ Every environment runs the same loop — ``agent_iter`` / ``last`` / a uniformly
 from the mask / ``step`` — in the same process: allfours behind PettingZoo's three standard wrappers
 (``env``) and bare (``raw_env``); PettingZoo's classic card games ``leduc_holdem`` and
 ``texas_holdem`` where installed (``pip install 'pettingzoo[classic]'`` or ``rlcard``); and a
-do-nothing AEC env behind the same three wrappers, the ceiling those wrappers leave. Medians of
-``--repeats`` runs are printed, with ratios.
+do-nothing AEC env behind the same three wrappers, the ceiling those wrappers leave. Repetitions
+are interleaved (every env once, then every env again), so that a shared machine's changing load
+hits them alike; medians of ``--repeats`` runs are printed, with ratios.
 """
 
 from __future__ import annotations
@@ -131,10 +132,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--preset", default="seven_up")
     parser.add_argument("--players", type=int, default=2)
     args = parser.parse_args(argv)
-    results = {}
-    for name, make in candidates(args.preset, args.players):
-        runs = [steps_per_second(make(), args.steps, seed) for seed in range(args.repeats)]
-        results[name] = statistics.median(runs)
+    makers = dict(candidates(args.preset, args.players))
+    runs: dict[str, list[float]] = {name: [] for name in makers}
+    for seed in range(args.repeats):  # interleaved, so that changing load hits every env alike
+        for name, make in makers.items():
+            runs[name].append(steps_per_second(make(), args.steps, seed))
+    results = {name: statistics.median(values) for name, values in runs.items()}
     card_envs = [v for k, v in results.items() if k.startswith("pettingzoo")]
     ceiling = results["do-nothing env (wrapped)"]
     print(f"AEC loop, {args.preset} {args.players}p, {args.steps} steps x {args.repeats}, median steps/s")
