@@ -89,7 +89,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from allfours_env import actions
-from allfours_env.engine import GAME_OVER, HAND_OVER, Game
+from allfours_env.engine import DISCARD_PHASE, GAME_OVER, HAND_OVER, PLAY_PHASE, Game
 from allfours_env.observation import OBS_SIZE, SeatEncoder
 from allfours_env.render import render_table
 from allfours_env.rules import Rules
@@ -161,9 +161,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         num_sides = self.rules.num_sides
         self._loser_share = 1.0 / (num_sides - 1)
         self._zero_mask = np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
-        self._mask = np.zeros(actions.NUM_ACTIONS, dtype=np.int8)
-        self._mask_bits = memoryview(self._mask)
-        self._mask_legal: tuple[int, ...] = ()
+        # One reusable mask buffer per seat, and the legal-action bit set it holds: a seat's legal
+        # set changes by a few actions between its decisions, so observe() rewrites only those.
+        self._masks = [np.zeros(actions.NUM_ACTIONS, dtype=np.int8) for _ in range(n)]
+        self._mask_views = [memoryview(mask) for mask in self._masks]
+        self._mask_bits = [0] * n
         self._rewards_paid = False
         self.np_random, _ = seeding.np_random(None)
         self.game: Game | None = None
@@ -240,7 +242,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             for name in self.rewards:
                 self.rewards[name] = 0.0
             self._rewards_paid = False
-        if self._pay_rewards(seen):
+        if (game.phase == GAME_OVER or self.reward_mode == "points") and self._pay_rewards(seen):
             self._accumulate_rewards()
         if game.current_player >= 0:
             self.agent_selection = self.possible_agents[game.current_player]
@@ -277,15 +279,24 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         game = self.game
         if seat != game.current_player:
             return {"observation": observation, "action_mask": self._zero_mask.copy()}
-        legal = game.legal_actions()
-        if legal is not self._mask_legal:  # move the set bits of the one reusable mask buffer
-            bits = self._mask_bits
-            for action in self._mask_legal:
-                bits[action] = 0
-            for action in legal:
-                bits[action] = 1
-            self._mask_legal = legal
-        return {"observation": observation, "action_mask": self._mask.copy()}
+        phase = game.phase
+        if phase == PLAY_PHASE:
+            bits = game.play_mask() << actions.PLAY_BASE
+        elif phase == DISCARD_PHASE:
+            bits = game.hands[seat] << actions.DISCARD_BASE
+        else:
+            bits = 0
+            for action in game.legal_actions():
+                bits |= 1 << action
+        changed = bits ^ self._mask_bits[seat]
+        if changed:
+            buffer = self._mask_views[seat]
+            while changed:
+                low = changed & -changed
+                buffer[low.bit_length() - 1] = 1 if bits & low else 0
+                changed ^= low
+            self._mask_bits[seat] = bits
+        return {"observation": observation, "action_mask": self._masks[seat].copy()}
 
     # ------------------------------------------------------------------ public state
 

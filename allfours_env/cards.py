@@ -16,6 +16,7 @@ This module imports nothing from the project and nothing outside the standard li
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 
 SUITS = "CDHS"
@@ -180,3 +181,22 @@ def parse_deck(deck: Iterable[str] | Iterable[int], *, size: int = NUM_CARDS) ->
     if size == NUM_CARDS and JOKER in seen:
         raise ValueError("deck holds the joker JK, but this game uses the 52-card pack without it")
     return cards
+
+
+_SHUFFLE_STEPS = tuple((i, (i + 1).bit_length()) for i in range(NUM_CARDS - 1, 0, -1))
+
+
+def shuffled_pack(rng: random.Random) -> list[int]:
+    """A new shuffled 52-card pack (``pack[0]`` the top card), drawn from ``rng``.
+
+    The Fisher–Yates shuffle is spelled out over ``rng.getrandbits`` (the same draws and the same
+    order as CPython's ``random.shuffle``), so that deals never depend on how a Python version
+    implements ``random.shuffle`` — and it is about twice as fast, one shuffle per deal."""
+    pack = list(range(NUM_CARDS))
+    getrandbits = rng.getrandbits
+    for i, bits in _SHUFFLE_STEPS:
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        pack[i], pack[j] = pack[j], pack[i]
+    return pack

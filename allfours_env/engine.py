@@ -54,6 +54,7 @@ from allfours_env.cards import (
     jack_of,
     mask_str,
     parse_deck,
+    shuffled_pack,
 )
 from allfours_env.rules import Rules
 
@@ -333,8 +334,7 @@ class Game:
         if self._stacked:
             deck = self._stacked.pop(0)
         else:
-            deck = list(range(NUM_CARDS))
-            self.rng.shuffle(deck)
+            deck = shuffled_pack(self.rng)
         self.hand_log_start = len(self.log)
         self.log.append(("deal", self.dealer, len(self.decks)))
         self.decks.append(deck)

@@ -125,7 +125,8 @@ class SeatEncoder:
     seen, never rebuilding the vector from scratch: each event writes the few entries it changes."""
 
     __slots__ = ("seat", "n", "obs", "_mv", "_game", "_rules_block", "_rel_side", "_synced", "_hand",
-                 "_phase", "_turn", "_trump_slot", "_led", "_trick_count", "_held", "_dropped")
+                 "_phase", "_turn", "_trump_slot", "_led", "_trick_count", "_held", "_dropped", "_proposed",
+                 "_rejected")
 
     def __init__(self, rules: Rules, seat: int) -> None:
         self.seat = seat
@@ -167,6 +168,8 @@ class SeatEncoder:
         self._trump_slot = 4
         self._held = [0] * n
         self._dropped = [0] * n
+        self._proposed = -1  # the suit in PROPOSED, -1 for none
+        self._rejected = False  # whether REJECTED holds the first rejected suit
 
     def update(self) -> np.ndarray:
         """Bring the observation up to date with the game and return it (not a copy)."""
@@ -185,8 +188,7 @@ class SeatEncoder:
         mv = self._mv
         seat, n = self.seat, self.n
         held = self._held
-        for i in range(start, end):
-            kind, who, value = log[i]
+        for kind, who, value in log[start:end]:
             if kind == "act":
                 rel = (who - seat) % n
                 if value >= PLAY_BASE:  # a card played (P6): public
@@ -242,14 +244,17 @@ class SeatEncoder:
         mv[TRICKS] = self._trick_count / MAX_TRICKS
 
     def _on_turnup(self, card: int) -> None:
-        obs, mv = self.obs, self._mv
+        mv = self._mv
         mv[TURNUP * NUM_CARD_IDS + card] = 1.0
-        if obs[PROPOSED:PROPOSED + 4].any():  # a run's turn-up (P4)
+        proposed = self._proposed
+        if proposed >= 0:  # a run's turn-up (P4)
             mv[RUNS] = mv[RUNS] + 0.2
-            if not obs[REJECTED:REJECTED + 4].any():
-                obs[REJECTED:REJECTED + 4] = obs[PROPOSED:PROPOSED + 4]
-            obs[PROPOSED:PROPOSED + 4] = 0.0
-        mv[PROPOSED + card // NUM_RANKS] = 1.0
+            if not self._rejected:
+                mv[REJECTED + proposed] = 1.0
+                self._rejected = True
+            mv[PROPOSED + proposed] = 0.0
+        self._proposed = card // NUM_RANKS
+        mv[PROPOSED + self._proposed] = 1.0
 
     def _sync_state(self, game: Game, sizes_dirty: bool, scores_dirty: bool) -> None:
         """Refresh what is read from the current state: own hand, phase, turn, and (when events

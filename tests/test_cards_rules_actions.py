@@ -1,5 +1,7 @@
 """Cards and their text form (§1), the rules configuration (§4) and the action layout."""
 
+import random
+
 import pytest
 
 from allfours_env import NUM_ACTIONS, PRESETS, Rules, RulesError, action_to_str, str_to_action
@@ -13,6 +15,7 @@ from allfours_env.cards import (
     parse_cards,
     parse_deck,
     rank_of,
+    shuffled_pack,
     suit_of,
 )
 
@@ -45,6 +48,17 @@ def test_bit_set_helpers():
     mask = mask_of(cards)
     assert sorted(cards_of(mask)) == sorted(cards)
     assert mask_str(mask) == "AD KC 4C"
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_shuffled_pack_is_a_permutation_drawn_like_random_shuffle(seed):
+    """The spelled-out Fisher-Yates deals a whole pack and makes the same draws, in the same order,
+    as CPython's random.shuffle — so it left every seeded deal (and published result) unchanged."""
+    ours, reference = random.Random(seed), random.Random(seed)
+    pack = list(range(52))
+    reference.shuffle(pack)
+    assert shuffled_pack(ours) == pack
+    assert ours.getstate() == reference.getstate()
 
 
 FULL_DECK = [card_str(c) for c in range(52)]
