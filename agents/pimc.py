@@ -10,8 +10,9 @@ with full information, and plays the action with the best average value for its 
 * **Beg / stand** (eldest): standing is valued by solving the hand with the proposed trump; begging
   by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
   choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
-  rational dealer); a number ``p`` instead expects a gift with probability ``p`` (default 0.25:
-  real dealers, bots included, give more often than the worst case assumes).
+  rational dealer); a number ``p`` instead expects a gift with probability ``p`` (real dealers, bots
+  included, give more often than the worst case assumes: ``heuristic`` 8%, ``pimc`` 29%, ``random``
+  50%).
 * **Gift / run** (dealer): the gift is valued by its points plus the solved hand; the run by
   running the cards of each sampled deal (new turn-ups, their points, a thrown-in hand), letting
   every player discard by :func:`~agents.heuristic.discard_keep`, then solving.
@@ -25,12 +26,16 @@ Values are points for the agent's side minus the other sides' mean, scored in ``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
 search plays for the game, not just the hand.
 
-Options: ``samples`` (default 20), ``max_nodes`` (node budget per solve, default 40,000; past it the
-search deepens trick by trick and estimates the frontier), ``exact_cards`` (positions with at most
-this many cards in all hands are solved exactly, bigger ones start with heuristic rollouts; 14),
-``gift_belief`` (see above), ``time_budget`` (seconds per decision; stops sampling early — results then
-depend on the machine's speed, so leave it ``None`` for reproducible runs). Deterministic for a
-given seed otherwise.
+Options: ``samples`` (deals per decision), ``gift_belief`` (see above) — both ``"auto"`` by default,
+which means the settings of :data:`AUTO_SETTINGS` for the game's number of players: 40 samples and
+a gift belief of 0.5 with 2 players (measured over 2,000 duplicate games against ``random``: 83.8%
+won, against 83.0% with 0.25 and 82.6% with 20 samples and 0.25; about 40 ms a decision), 20 samples
+and 0.25 with 3 and 4 players, where a decision already takes 80–120 ms. ``max_nodes`` (node budget
+per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
+``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
+ones start with heuristic rollouts; 14), ``time_budget`` (seconds per decision; stops sampling
+early — results then depend on the machine's speed, so leave it ``None`` for reproducible runs).
+Deterministic for a given seed otherwise.
 """
 
 from __future__ import annotations
@@ -55,6 +60,9 @@ from allfours_env.engine import (
 from allfours_env.knowledge import SeatView
 
 _MAX_STEPS = 500
+AUTO = "auto"
+# (samples, gift_belief) by number of players, for the options left at "auto" (module docstring).
+AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -86,21 +94,25 @@ class PIMCAgent(Agent):
     def __init__(
         self,
         seed: int | None = None,
-        samples: int = 20,
+        samples: int | str = AUTO,
         max_nodes: int = 40_000,
         time_budget: float | None = None,
         exact_cards: int = 14,
-        gift_belief: float | None = 0.25,
+        gift_belief: float | str | None = AUTO,
     ) -> None:
         super().__init__(seed)
-        if not isinstance(samples, int) or samples < 1:
-            raise ValueError(f"samples must be a whole number >= 1, got {samples!r}")
+        if samples != AUTO and (not isinstance(samples, int) or samples < 1):
+            raise ValueError(f"samples must be 'auto' or a whole number >= 1, got {samples!r}")
         if not isinstance(max_nodes, int) or max_nodes < 100:
             raise ValueError(f"max_nodes must be a whole number >= 100, got {max_nodes!r}")
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be None or seconds > 0, got {time_budget!r}")
-        if gift_belief is not None and not 0.0 <= gift_belief <= 1.0:
-            raise ValueError(f"gift_belief must be None or a probability 0..1, got {gift_belief!r}")
+        probability = isinstance(gift_belief, (int, float)) and not isinstance(gift_belief, bool)
+        if gift_belief not in (AUTO, None) and not (probability and 0.0 <= gift_belief <= 1.0):
+            raise ValueError(
+                "gift_belief must be 'auto', None (a rational dealer) or a probability 0..1, "
+                f"got {gift_belief!r}"
+            )
         if not isinstance(exact_cards, int) or exact_cards < 2:
             raise ValueError(f"exact_cards must be a whole number >= 2, got {exact_cards!r}")
         self.samples = samples
@@ -122,13 +134,14 @@ class PIMCAgent(Agent):
             return legal[0]
         if view.phase == DISCARD_PHASE:
             return self._discard(view, legal)
+        samples, gift_belief = self.settings(view.rules.num_players)
         side = view.rules.side_of(view.seat)
         totals = dict.fromkeys(legal, 0.0)
         dealer_options = [RUN] if view.gift_blocked_after_beg() else [GIFT, RUN]
         gift_run = dict.fromkeys(dealer_options, 0.0)
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         worlds = 0
-        for _ in range(self.samples):
+        for _ in range(samples):
             world = view.resample(self.rng)
             worlds += 1
             if view.phase == PLAY_PHASE and world.trump >= 0 and self._small(world):
@@ -145,19 +158,28 @@ class PIMCAgent(Agent):
             if deadline is not None and time.perf_counter() > deadline:
                 break
         if view.phase == BEG_PHASE:
-            totals[BEG] = self._beg_value(gift_run)
+            totals[BEG] = self._beg_value(gift_run, gift_belief)
         best = max(round(totals[a] / worlds, 9) for a in legal)
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
         return min(ties, key=lambda a: self._cost(a, view))
 
-    def _beg_value(self, gift_run: dict[int, float]) -> float:
+    def settings(self, num_players: int) -> tuple[int, float | None]:
+        """The (samples, gift_belief) this agent uses in a game of ``num_players``: its options,
+        with those left at ``"auto"`` taken from :data:`AUTO_SETTINGS`."""
+        auto_samples, auto_belief = AUTO_SETTINGS[num_players]
+        samples = auto_samples if self.samples == AUTO else self.samples
+        belief = auto_belief if self.gift_belief == AUTO else self.gift_belief
+        return samples, belief
+
+    @staticmethod
+    def _beg_value(gift_run: dict[int, float], gift_belief: float | None) -> float:
         """Eldest's total value of begging over the deals, given how the dealer is expected to
         answer (see ``gift_belief``); a blocked gift (K8) leaves only the run."""
         if GIFT not in gift_run:
             return gift_run[RUN]
-        if self.gift_belief is None:
+        if gift_belief is None:
             return min(gift_run.values())
-        return self.gift_belief * gift_run[GIFT] + (1 - self.gift_belief) * gift_run[RUN]
+        return gift_belief * gift_run[GIFT] + (1 - gift_belief) * gift_run[RUN]
 
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:

@@ -6,6 +6,7 @@ import pytest
 
 from agents import AgentError, make_agent
 from agents.arena import play_game
+from agents.pimc import AUTO_SETTINGS
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
 from allfours_env.knowledge import SeatView
@@ -97,4 +98,15 @@ def test_pimc_rejects_bad_options():
         make_agent("pimc", time_budget=-1)
     with pytest.raises(AgentError, match="does not take"):
         make_agent("pimc", depth=3)
+    for belief in (1.5, -0.1, "sometimes", True):
+        with pytest.raises(ValueError, match="gift_belief"):
+            make_agent("pimc", gift_belief=belief)
     assert make_agent("pimc:samples=4,max_nodes=1000").samples == 4
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pimc_auto_settings_follow_the_player_count_and_explicit_options_win(players):
+    auto_samples, auto_belief = AUTO_SETTINGS[players]
+    assert make_agent("pimc").settings(players) == (auto_samples, auto_belief)
+    assert make_agent("pimc:samples=7").settings(players) == (7, auto_belief)
+    assert make_agent("pimc:gift_belief=none").settings(players) == (auto_samples, None)

@@ -141,3 +141,17 @@ def test_imitation_learns_the_teachers_choices_and_dagger_labels_the_students_st
     student = SnapshotAgent(actor_from_sb3(model.policy), deterministic=True, name="student")
     labelled = imitation.collect("heuristic", "random", rules, games=4, seed=2, student=student)
     assert len(labelled["actions"]) > 20
+
+
+def test_a_cached_imitation_dataset_made_by_another_teacher_is_refused(tmp_path):
+    from allfours_env import Rules
+    from train import imitation
+    from train.trainer import warm_start
+
+    path = tmp_path / "data.npz"
+    data = imitation.collect("random", "random", Rules.make(), games=2, seed=0)
+    imitation.save(data, path, {"teacher": "random", "opponent": "random", "games": 2, "seed": 0})
+    config = load(None, [*TINY, "imitation.teacher=heuristic", "imitation.opponent=random",
+                         "imitation.games=2", f"imitation.dataset={path}"])
+    with pytest.raises(ConfigError, match="recorded by .*teacher.*random.*delete the file"):
+        warm_start(None, config, log=lambda *_: None, progress=False)

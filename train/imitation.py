@@ -137,9 +137,14 @@ def collect(teacher: str, opponent: str, rules: Rules, games: int, seed: int = 0
             for key in ("observations", "masks", "actions", "returns")}
 
 
+def describe(meta: dict[str, Any]) -> str:
+    """The stored description of what produced a dataset (teacher, opponent, games, seed)."""
+    return repr(sorted(meta.items()))
+
+
 def save(data: dict[str, np.ndarray], path: str | Path, meta: dict[str, Any]) -> None:
     """Write a dataset with what produced it (teacher, opponent, rules, games, seed)."""
-    np.savez_compressed(path, **data, meta=np.array(repr(sorted(meta.items()))))
+    np.savez_compressed(path, **data, meta=np.array(describe(meta)))
 
 
 def load(path: str | Path) -> tuple[dict[str, np.ndarray], str]:

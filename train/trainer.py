@@ -269,8 +269,15 @@ def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) 
     settings = config.imitation
     rules = Rules.make(config.preset, config.num_players, **config.knobs)
     path = Path(settings.dataset) if settings.dataset else None
+    made_by = {"teacher": settings.teacher, "opponent": settings.opponent,
+               "games": settings.games, "seed": config.seed}
     if path is not None and path.is_file():
         data, meta = imitation.load(path)
+        if meta != imitation.describe(made_by):
+            raise ConfigError(
+                f"imitation.dataset {path} was recorded by {meta}, but this run asks for "
+                f"{imitation.describe(made_by)}: delete the file or set imitation.dataset to a new path"
+            )
         log(f"imitation data: {len(data['actions']):,} decisions from {path} ({meta})")
     else:
         data = imitation.collect(settings.teacher, settings.opponent, rules, settings.games,
@@ -278,8 +285,7 @@ def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) 
                                  progress=progress)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            imitation.save(data, path, {"teacher": settings.teacher, "opponent": settings.opponent,
-                                        "games": settings.games, "seed": config.seed})
+            imitation.save(data, path, made_by)
     imitation.pretrain(model, data, epochs=settings.epochs, learning_rate=settings.learning_rate,
                        seed=config.seed, log=log)
     for round_number in range(1, settings.dagger_rounds + 1):
