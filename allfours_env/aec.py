@@ -89,7 +89,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from allfours_env import actions
-from allfours_env.engine import DISCARD_PHASE, GAME_OVER, HAND_OVER, PLAY_PHASE, Game
+from allfours_env.engine import GAME_OVER, HAND_OVER, Game
 from allfours_env.observation import OBS_SIZE, SeatEncoder
 from allfours_env.render import render_table
 from allfours_env.rules import Rules
@@ -242,7 +242,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             for name in self.rewards:
                 self.rewards[name] = 0.0
             self._rewards_paid = False
-        if (game.phase == GAME_OVER or self.reward_mode == "points") and self._pay_rewards(seen):
+        if self._pay_rewards(seen):
             self._accumulate_rewards()
         if game.current_player >= 0:
             self.agent_selection = self.possible_agents[game.current_player]
@@ -279,15 +279,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         game = self.game
         if seat != game.current_player:
             return {"observation": observation, "action_mask": self._zero_mask.copy()}
-        phase = game.phase
-        if phase == PLAY_PHASE:
-            bits = game.play_mask() << actions.PLAY_BASE
-        elif phase == DISCARD_PHASE:
-            bits = game.hands[seat] << actions.DISCARD_BASE
-        else:
-            bits = 0
-            for action in game.legal_actions():
-                bits |= 1 << action
+        bits = game.legal_action_bits()
         changed = bits ^ self._mask_bits[seat]
         if changed:
             buffer = self._mask_views[seat]

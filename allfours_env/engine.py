@@ -232,6 +232,19 @@ class Game:
             self._legal = legal
         return legal
 
+    def legal_action_bits(self) -> int:
+        """The legal action ids of ``current_player`` as a bit set (bit ``a`` set: action ``a`` is
+        legal) — the same set as :meth:`legal_actions`, cheap to compare and to turn into a mask."""
+        phase = self.phase
+        if phase == PLAY_PHASE:
+            return self.play_mask() << PLAY_BASE
+        if phase == DISCARD_PHASE:
+            return self.hands[self.current_player] << DISCARD_BASE
+        bits = 0
+        for action in self.legal_actions():
+            bits |= 1 << action
+        return bits
+
     def play_mask(self) -> int:
         """The bit set of cards ``current_player`` may play now (R3, K15)."""
         hand = self.hands[self.current_player]

@@ -92,6 +92,7 @@ def test_invariants_hold_at_every_decision(game_spec, knobs):
         legal = game.legal_actions()
         assert legal and set(legal) == reference_legal(game)  # masks are exactly the legal moves
         assert len(set(legal)) == len(legal)
+        assert game.legal_action_bits() == sum(1 << action for action in legal)
         # scores only move by an award, and every award is in the log
         assert [s - i for s, i in zip(game.scores, game.initial_scores)] == [
             sum(p for _, _, side, p in game.awards if side == s) for s in range(game.num_sides)
