@@ -121,7 +121,9 @@ def load_model(path: str | Path):
         raise AgentError(f"{path} could not be loaded as a MaskablePPO model ({type(err).__name__}: "
                          f"{err}); it may be corrupt or from an incompatible version") from None
     shape = getattr(model.observation_space, "shape", None)
-    if shape != (OBS_SIZE,) or getattr(model.action_space, "n", None) != NUM_ACTIONS:
+    # a privileged critic (agents.critic_policy) sees more than the actor; the actor must fit OBS_SIZE
+    actor_inputs = getattr(model.policy, "actor_inputs", shape[0] if shape else None)
+    if actor_inputs != OBS_SIZE or getattr(model.action_space, "n", None) != NUM_ACTIONS:
         raise AgentError(
             f"{path} was trained for observations {shape} and {getattr(model.action_space, 'n', '?')} "
             f"actions; this version of allfours uses ({OBS_SIZE},) and {NUM_ACTIONS}"

@@ -27,6 +27,13 @@ learner decide for both seats of its side; pass a policy to have the partner pla
 ``TerminateIllegalWrapper``) an illegal learner action ends the episode with reward −1 and
 ``info["illegal_action"] = True`` (a warning is logged once); ``"raise"`` raises instead.
 
+**Privileged critic.** With ``critic_state=True`` the observation is the seat's own
+(:data:`~allfours_env.observation.OBS_SIZE` entries) followed by the cards it cannot see
+(:func:`allfours_env.hidden.hidden_cards`, :data:`~allfours_env.hidden.HIDDEN_SIZE` entries) — for
+training a value network on the full state while the actor reads only the first part
+(:class:`agents.critic_policy.PrivilegedCriticPolicy`). A policy that acts on the whole vector
+cheats.
+
 ``RLlibActionMaskWrapper`` renames the observation keys to RLlib's new-stack action-masking
 convention (``"observations"`` and ``"action_mask"``).
 """
@@ -43,6 +50,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from allfours_env.aec import raw_env
 from allfours_env.engine import IllegalActionError
+from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
 from allfours_env.knowledge import SeatView
 from allfours_env.observation import OBS_SIZE
 
@@ -76,7 +84,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     ``learner_seat`` fixes the learner's seat; ``None`` (default) draws it at every reset so the
     learner meets every position. ``preset``, ``num_players``, ``episode``, ``reward`` and knob
-    overrides are those of :class:`~allfours_env.aec.raw_env`.
+    overrides are those of :class:`~allfours_env.aec.raw_env`. ``critic_state=True`` appends the
+    hidden cards to the observation (training a privileged critic; see the module docstring).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -94,6 +103,7 @@ class SingleAgentEnv(gymnasium.Env):
         episode: str = "game",
         reward: str | None = None,
         render_mode: str | None = None,
+        critic_state: bool = False,
         **knob_overrides: Any,
     ) -> None:
         self.aec = raw_env(preset, num_players, render_mode=None, episode=episode, reward=reward,
@@ -114,7 +124,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.partner = partner
         self.learner_seat = learner_seat
         self.illegal_action = illegal_action
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        if not isinstance(critic_state, bool):
+            raise TypeError(f"critic_state must be True or False, got {critic_state!r}")
+        self.critic_state = critic_state
+        size = OBS_SIZE + HIDDEN_SIZE if critic_state else OBS_SIZE
+        self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(self.aec.action_space("player_0").n)
         self._seed = seed
         self._warned_illegal = False
@@ -136,7 +150,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._seat_players()
             self._collect()  # a turn-up may score before anyone moves (P1)
             if not self._advance():
-                return self._observation["observation"], self._info()
+                return self._learner_observation(), self._info()
             aec_seed, options = None, None  # over before the learner moved (E3): play the next one
         raise RuntimeError("100 episodes in a row ended before the learner's first decision: "
                            "check target_points and turnup_scores")
@@ -150,7 +164,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._collect()
         terminated = self._advance()
         reward, self._reward = self._reward, 0.0
-        return self._observation["observation"], reward, terminated, False, self._info()
+        return self._learner_observation(), reward, terminated, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO reads this)."""
@@ -222,7 +236,14 @@ class SingleAgentEnv(gymnasium.Env):
             self._warned_illegal = True
         info = self._info()
         info["illegal_action"] = True
-        return self._observation["observation"], -1.0, True, False, info
+        return self._learner_observation(), -1.0, True, False, info
+
+    def _learner_observation(self) -> np.ndarray:
+        """The learner seat's observation vector, with the hidden cards when ``critic_state``."""
+        observation = self._observation["observation"]
+        if not self.critic_state:
+            return observation
+        return np.concatenate([observation, hidden_cards(self.aec.game, self._seat)])
 
     def _info(self) -> dict[str, Any]:
         aec = self.aec

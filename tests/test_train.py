@@ -71,6 +71,47 @@ def test_resume_rejects_a_corrupt_or_mismatched_checkpoint(trained, tmp_path, ca
     assert main(["--set", *TINY, "num_players=3", "--out", str(tmp_path / "y"),
                  "--resume", str(checkpoint)]) == 2
     assert "num_players" in capsys.readouterr().err
+    assert main(["--set", *TINY, "ppo.privileged_critic=true", "--out", str(tmp_path / "z"),
+                 "--resume", str(checkpoint)]) == 2
+    assert "privileged_critic" in capsys.readouterr().err
+
+
+def test_privileged_critic_training_warm_starts_and_ships_a_fair_policy(tmp_path):
+    """ppo.privileged_critic: imitation (data without hidden cards) leaves the critic's weights on
+    them at zero; PPO then trains; the model loads as an agent over the seat's own observation."""
+    from agents.critic_policy import PrivilegedCriticPolicy
+    from agents.policy import load_model
+
+    out = tmp_path / "privileged"
+    args = ["--set", *TINY, "ppo.privileged_critic=true", "imitation.teacher=heuristic",
+            "imitation.opponent=random", "imitation.games=6", "imitation.epochs=1",
+            "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    model = load_model(out / "model.zip")
+    assert isinstance(model.policy, PrivilegedCriticPolicy)
+    assert model.observation_space.shape[0] > model.policy.actor_inputs
+    agent = make_agent(f"ppo:{out / 'model.zip'}", seed=0)
+    assert agent.actor.layers[0][0].shape[0] == model.policy.actor_inputs
+
+
+def test_imitation_leaves_a_privileged_critics_hidden_weights_at_zero():
+    import torch
+
+    from allfours_env import Rules
+    from train import imitation
+    from train.trainer import make_vec_env, new_model
+
+    config = load(None, [*TINY, "ppo.privileged_critic=true"])
+    data = imitation.collect("heuristic", "random", Rules.make(), games=4, seed=1)
+    env = make_vec_env(config)
+    try:
+        model = new_model(config, env, __import__("pathlib").Path(config.out))
+        imitation.pretrain(model, data, epochs=2, log=lambda *_: None)
+    finally:
+        env.close()
+    weight = model.policy.mlp_extractor.value_net[0].weight
+    inputs = model.policy.actor_inputs
+    assert torch.all(weight[:, inputs:] == 0) and torch.any(weight[:, :inputs] != 0)
 
 
 @pytest.mark.parametrize("override, message", [
@@ -80,6 +121,7 @@ def test_resume_rejects_a_corrupt_or_mismatched_checkpoint(trained, tmp_path, ca
     ("n_envs=0", "n_envs"),
     ("opponents.mix={wizard=1}", "unknown agent"),
     ("reward=score", "reward"),
+    ("ppo.privileged_critic=1", "privileged_critic"),
     ("opponents.schedule=[{at=500,mix={random=1}},{at=100,mix={random=1}}]", "opponents.schedule"),
     ("opponents.schedule=[{at=500,mix={random=0}}]", "opponents.schedule"),
     ("opponents.schedule=[{at=500,mix={wizard=1}}]", "unknown agent"),

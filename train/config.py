@@ -25,7 +25,10 @@ class ConfigError(ValueError):
 
 @dataclasses.dataclass
 class PPOSettings:
-    """sb3-contrib MaskablePPO hyper-parameters (see its documentation)."""
+    """sb3-contrib MaskablePPO hyper-parameters (see its documentation). ``privileged_critic``:
+    the value network also sees the cards the learner cannot (the other hands and the stock;
+    :mod:`agents.critic_policy`) — less noisy advantages; the policy network still sees only the
+    learner's observation, so the trained policy plays fair."""
 
     learning_rate: float = 3e-4
     n_steps: int = 1024
@@ -39,6 +42,7 @@ class PPOSettings:
     max_grad_norm: float = 0.5
     net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
     activation: str = "relu"
+    privileged_critic: bool = False
 
 
 @dataclasses.dataclass
@@ -205,6 +209,7 @@ def validate(config: TrainConfig) -> None:
         (_positive_int(config.ppo.batch_size), "ppo.batch_size must be a whole number > 0"),
         (config.ppo.activation in ("tanh", "relu"), "ppo.activation must be 'tanh' or 'relu'"),
         (all(_positive_int(w) for w in config.ppo.net_arch), "ppo.net_arch must list layer widths > 0"),
+        (isinstance(config.ppo.privileged_critic, bool), "ppo.privileged_critic must be true or false"),
         (_valid_mix(config.opponents.mix), "opponents.mix needs weights >= 0, not all 0"),
         (_valid_schedule(config.opponents.schedule),
          "opponents.schedule is a list of {at = <timesteps>, mix = {...}} with 'at' increasing "

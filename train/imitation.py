@@ -158,7 +158,9 @@ def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size
              learning_rate: float = 1e-3, value_weight: float = 0.5, seed: int = 0,
              log=print) -> list[dict[str, float]]:
     """Fit ``model.policy`` to the teacher: cross-entropy on its actions, MSE on the returns.
-    Returns per-epoch metrics (loss, accuracy on the held-out tenth: every tenth decision)."""
+    Returns per-epoch metrics (loss, accuracy on the held-out tenth: every tenth decision).
+    A model with a privileged critic (:mod:`agents.critic_policy`) gets zeros for the hidden cards,
+    which the datasets do not hold: its critic's weights on them stay at zero."""
     import torch
 
     policy = model.policy
@@ -168,6 +170,9 @@ def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size
     held_out = np.arange(0, count, 10)
     train_idx = np.setdiff1d(np.arange(count), held_out)
     obs = torch.as_tensor(data["observations"].astype(np.float32))
+    width = policy.observation_space.shape[0]
+    if obs.shape[1] < width:  # a privileged critic's hidden-card inputs: unknown here, left at zero
+        obs = torch.nn.functional.pad(obs, (0, width - obs.shape[1]))
     masks = torch.as_tensor(data["masks"])
     actions = torch.as_tensor(data["actions"].astype(np.int64))
     returns = torch.as_tensor(data["returns"])

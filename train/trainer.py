@@ -31,6 +31,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.arena import derive_seed
 from agents.base import make_agent
 from agents.policy import SnapshotAgent, actor_from_sb3
+from allfours_env.observation import OBS_SIZE
 from allfours_env.wrappers import SingleAgentEnv
 from train.config import ConfigError, TrainConfig, from_dict
 from train.selfplay import OpponentPool
@@ -66,6 +67,7 @@ def make_env(config: TrainConfig, rank: int):
             seed=derive_seed(config.seed, "env", rank),
             episode=config.episode,
             reward=config.reward,
+            critic_state=config.ppo.privileged_critic,
             **config.knobs,
         )
         return Monitor(env)
@@ -89,8 +91,15 @@ def new_model(config: TrainConfig, env, out: Path):
 
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
+    policy_kwargs: dict[str, Any] = {"net_arch": list(ppo.net_arch), "activation_fn": activation}
+    policy: Any = "MlpPolicy"
+    if ppo.privileged_critic:
+        from agents.critic_policy import PrivilegedCriticPolicy
+
+        policy = PrivilegedCriticPolicy
+        policy_kwargs["actor_inputs"] = OBS_SIZE
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         learning_rate=ppo.learning_rate,
         n_steps=ppo.n_steps,
@@ -102,7 +111,7 @@ def new_model(config: TrainConfig, env, out: Path):
         ent_coef=ppo.ent_coef,
         vf_coef=ppo.vf_coef,
         max_grad_norm=ppo.max_grad_norm,
-        policy_kwargs={"net_arch": list(ppo.net_arch), "activation_fn": activation},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(out / "tb"),
         seed=config.seed,
         device="cpu",
@@ -244,8 +253,10 @@ def load_checkpoint(path: str | Path, config: TrainConfig, env):
                 f"checkpoint {path.name} was trained with {key}={getattr(saved, key)!r}, "
                 f"this config has {getattr(config, key)!r}: resume with the same game"
             )
-    if saved.ppo.net_arch != config.ppo.net_arch or saved.ppo.activation != config.ppo.activation:
-        raise ConfigError(f"checkpoint {path.name} has another network (net_arch/activation)")
+    if (saved.ppo.net_arch, saved.ppo.activation, saved.ppo.privileged_critic) != (
+            config.ppo.net_arch, config.ppo.activation, config.ppo.privileged_critic):
+        raise ConfigError(f"checkpoint {path.name} has another network "
+                          "(net_arch/activation/privileged_critic)")
     try:
         model = MaskablePPO.load(path, env=env, device="cpu", tensorboard_log=None)
     except Exception as err:  # noqa: BLE001 - report any unreadable checkpoint the same way
