@@ -13,7 +13,8 @@ the start of every game, so a game's result depends only on the seeds, never on 
 before or in which process (tournaments rely on this). Nothing uses a global RNG.
 
 Agent specs are strings: a registered name (``random``, ``heuristic``, ``pimc``), optionally with
-options (``pimc:samples=16,time_budget=0.05``), or ``ppo:path/to/model.zip`` for a trained policy.
+options (``pimc:samples=16,time_budget=0.05``), ``ppo:path/to/model.zip`` for a trained policy, or
+``split:bid=pimc,play=heuristic`` for one that delegates each kind of decision (:mod:`agents.split`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ _REGISTRY: dict[str, str] = {
     "heuristic": "agents.heuristic:HeuristicAgent",
     "pimc": "agents.pimc:PIMCAgent",
     "ppo": "agents.policy:PPOAgent",
+    "split": "agents.split:SplitAgent",
 }
 
 
