@@ -4,7 +4,9 @@
 and the auction bids of later presets), and discards and plays its cards like ``heuristic``. It
 answers questions such as "what is each bot's bidding worth?" in a tournament, and makes a
 teacher for imitation that takes each kind of decision from the bot that is best at it. The parts
-are agent names (with no options of their own); ``discard`` defaults to the ``play`` agent.
+are agent specs — ``ppo:path.zip`` or one option like ``pimc:samples=16`` included; a part with
+several options cannot be written in one spec (the commas separate the parts) — and ``discard``
+defaults to the ``play`` agent.
 """
 
 from __future__ import annotations
@@ -38,9 +40,8 @@ class SplitAgent(Agent):
         super().__init__(seed)
         specs = {"bid": bid, "discard": play if discard is None else discard, "play": play}
         for kind, spec in specs.items():
-            if not isinstance(spec, str) or ":" in spec:
-                raise AgentError(f"split: {kind}={spec!r} must be an agent name without options "
-                                 "(e.g. split:bid=pimc,play=heuristic)")
+            if not isinstance(spec, str):
+                raise AgentError(f"split: {kind}={spec!r} must be an agent spec such as 'pimc'")
         self.parts = {kind: make_agent(spec, seed=self._seed_of(seed, i))
                       for i, (kind, spec) in enumerate(specs.items())}
         self.name = "split:" + ",".join(f"{k}={v}" for k, v in specs.items())

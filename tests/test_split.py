@@ -63,5 +63,6 @@ def test_split_with_the_same_agent_everywhere_plays_like_it():
 def test_split_parts_must_be_known_agent_names():
     with pytest.raises(AgentError, match="unknown agent"):
         make_agent("split:bid=wizard")
-    with pytest.raises(AgentError, match="without options"):
-        SplitAgent(bid="pimc:samples=4")
+    with pytest.raises(AgentError, match="does not take"):
+        make_agent("split:bid=pimc:wizardry=4")
+    assert make_agent("split:bid=pimc:samples=4").parts["bid"].name == "pimc:samples=4"
