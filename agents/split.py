@@ -17,8 +17,6 @@ from agents.base import Agent, AgentError, make_agent
 from allfours_env.actions import DISCARD_BASE, PASS, PLAY_BASE
 from allfours_env.knowledge import SeatView
 
-KINDS = ("bid", "discard", "play")
-
 
 def decision_kind(mask: np.ndarray) -> str:
     """``"bid"``, ``"discard"`` or ``"play"``: what the legal actions of ``mask`` decide."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from allfours_env.cards import NUM_CARD_IDS
+from allfours_env.cards import NUM_CARD_IDS, mask_of
 from allfours_env.engine import Game
 
 HIDDEN_PLANES = 4
@@ -40,8 +40,5 @@ def hidden_cards(game: Game, seat: int) -> np.ndarray:
     n = game.n
     for relative in range(1, n):
         out[(relative - 1) * NUM_CARD_IDS:relative * NUM_CARD_IDS] = _plane(game.hands[(seat + relative) % n])
-    stock = 0
-    for card in game.deck[game.pos:]:
-        stock |= 1 << card
-    out[3 * NUM_CARD_IDS:] = _plane(stock)
+    out[3 * NUM_CARD_IDS:] = _plane(mask_of(game.deck[game.pos:]))
     return out
