@@ -125,6 +125,7 @@ def test_imitation_leaves_a_privileged_critics_hidden_weights_at_zero():
     ("opponents.schedule=[{at=500,mix={random=1}},{at=100,mix={random=1}}]", "opponents.schedule"),
     ("opponents.schedule=[{at=500,mix={random=0}}]", "opponents.schedule"),
     ("opponents.schedule=[{at=500,mix={wizard=1}}]", "unknown agent"),
+    ("average_since=-1", "average_since"),
 ])
 def test_bad_configs_are_reported_in_one_line(override, message, capsys, tmp_path):
     assert main(["--set", override, "--out", str(tmp_path)]) == 2
@@ -197,3 +198,58 @@ def test_a_cached_imitation_dataset_made_by_another_teacher_is_refused(tmp_path)
                          "imitation.games=2", f"imitation.dataset={path}"])
     with pytest.raises(ConfigError, match="recorded by .*teacher.*random.*delete the file"):
         warm_start(None, config, log=lambda *_: None, progress=False)
+
+
+def test_checkpoint_average_is_the_mean_of_the_weights_and_plays(trained, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from train import average
+
+    out = tmp_path / "averaged.zip"
+    assert average.main([str(trained), "--out", str(out)]) == 0
+    steps = [MaskablePPO.load(trained / "checkpoints" / f"step_{n}.zip").policy.state_dict()
+             for n in (512, 1024)]
+    mean = MaskablePPO.load(out).policy.state_dict()
+    for name, tensor in mean.items():
+        np.testing.assert_allclose(tensor.numpy(), (steps[0][name].numpy() + steps[1][name].numpy()) / 2,
+                                   rtol=1e-6, atol=1e-7)
+    assert not np.allclose(steps[0]["action_net.weight"].numpy(), steps[1]["action_net.weight"].numpy())
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert [p.rsplit("/", 1)[1] for p in meta["averaged"]] == ["step_512.zip", "step_1024.zip"]
+    assert make_agent(f"ppo:{out}", seed=0).metadata["timesteps"] == 1024
+    assert average.main([str(trained), "--since", "1000", "--out", str(tmp_path / "one.zip")]) == 0
+    only = MaskablePPO.load(tmp_path / "one.zip").policy.state_dict()
+    np.testing.assert_array_equal(only["action_net.weight"].numpy(), steps[1]["action_net.weight"].numpy())
+
+
+def test_checkpoint_average_refuses_other_networks_and_unreadable_files(trained, tmp_path, capsys):
+    from train import average
+
+    other = tmp_path / "other"
+    assert main(["--set", *TINY, "total_timesteps=512", "ppo.net_arch=[16]", "--out", str(other),
+                 "--no-progress"]) == 0
+    assert average.main([str(trained), str(other / "checkpoints" / "step_512.zip"),
+                         "--out", str(tmp_path / "x.zip")]) == 2
+    assert "two checkpoints of step 512" in capsys.readouterr().err
+    assert average.main([str(trained / "checkpoints" / "step_1024.zip"), str(other),
+                         "--out", str(tmp_path / "x.zip")]) == 2
+    assert "another network" in capsys.readouterr().err
+    bad = tmp_path / "step_7.zip"
+    bad.write_bytes(b"not a zip")
+    assert average.main([str(bad), "--out", str(tmp_path / "x.zip")]) == 2
+    assert "corrupt" in capsys.readouterr().err
+    assert average.main([str(trained), "--since", "5000", "--out", str(tmp_path / "x.zip")]) == 2
+    assert "no checkpoints" in capsys.readouterr().err
+
+
+def test_average_since_makes_the_final_model_the_mean_of_the_late_checkpoints(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    out = tmp_path / "run"
+    assert main(["--set", *TINY, "average_since=512", "--out", str(out), "--no-progress"]) == 0
+    meta = json.loads((out / "model.json").read_text())
+    assert [p.rsplit("/", 1)[1] for p in meta["averaged"]] == ["step_512.zip", "step_1024.zip"]
+    weights = [MaskablePPO.load(out / "checkpoints" / f"step_{n}.zip").policy.state_dict()["action_net.bias"]
+               for n in (512, 1024)]
+    final = MaskablePPO.load(out / "model.zip").policy.state_dict()["action_net.bias"]
+    np.testing.assert_allclose(final.numpy(), (weights[0].numpy() + weights[1].numpy()) / 2, rtol=1e-6)

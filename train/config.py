@@ -107,7 +107,9 @@ class ImitationSettings:
 
 @dataclasses.dataclass
 class TrainConfig:
-    """Everything one training run needs; saved beside every checkpoint."""
+    """Everything one training run needs; saved beside every checkpoint. ``average_since``
+    (timesteps, 0 = off): the final model is the weight average of the run's checkpoints from that
+    step on (:mod:`train.average`), not the last update's weights."""
 
     preset: str = "seven_up"
     num_players: int = 2
@@ -119,6 +121,7 @@ class TrainConfig:
     torch_threads: int = 1
     seed: int = 0
     out: str = "runs/seven_up_2p"
+    average_since: int = 0
     ppo: PPOSettings = dataclasses.field(default_factory=PPOSettings)
     opponents: OpponentSettings = dataclasses.field(default_factory=OpponentSettings)
     eval: EvalSettings = dataclasses.field(default_factory=EvalSettings)
@@ -205,6 +208,8 @@ def validate(config: TrainConfig) -> None:
         (_positive_int(config.n_envs), "n_envs must be a whole number > 0"),
         (_positive_int(config.torch_threads), "torch_threads must be a whole number > 0"),
         (isinstance(config.seed, int), "seed must be a whole number"),
+        (isinstance(config.average_since, int) and 0 <= config.average_since < config.total_timesteps,
+         "average_since must be a whole number of timesteps below total_timesteps (0: no averaging)"),
         (_positive_int(config.ppo.n_steps), "ppo.n_steps must be a whole number > 0"),
         (_positive_int(config.ppo.batch_size), "ppo.batch_size must be a whole number > 0"),
         (config.ppo.activation in ("tanh", "relu"), "ppo.activation must be 'tanh' or 'relu'"),

@@ -8,7 +8,8 @@
       tb/                       TensorBoard logs (losses, entropy, episode reward, pool, win rates)
       eval.csv                  periodic evaluation: timesteps, opponent, win rate, 95% interval
       learning_curve.png        win rate against each evaluation opponent vs timesteps
-      model.zip, model.json     the final policy and its metadata (config, seed, results)
+      model.zip, model.json     the final policy (with ``average_since``: the weight average of the
+                                checkpoints from that step on) and its metadata (config, seed, results)
       final_eval/               the final table against every configured baseline bot (table.md,
                                 results.json, CSV files, results.png)
 
@@ -272,6 +273,18 @@ def load_checkpoint(path: str | Path, config: TrainConfig, env):
     return model, int(json.loads(meta_path.read_text())["timesteps"])
 
 
+def average_final_model(model, config: TrainConfig, out: Path, *, log=print) -> list[Path]:
+    """Replace ``model``'s weights by the average of the run's checkpoints from
+    ``config.average_since`` on (the final one included); return the checkpoints averaged."""
+    from train import average
+
+    paths = average.find_checkpoints([out], config.average_since)
+    model.policy.load_state_dict(average.mean_weights(paths)[1])
+    log(f"final model: the weight average of {len(paths)} checkpoints "
+        f"(steps {average.checkpoint_step(paths[0]):,} to {average.checkpoint_step(paths[-1]):,})")
+    return paths
+
+
 def warm_start(model, config: TrainConfig, *, log=print, progress: bool = True) -> None:
     """Fit the fresh model to the configured teacher's decisions (see :mod:`train.imitation`)."""
     from allfours_env.rules import Rules
@@ -391,6 +404,7 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             callback.evaluate_and_checkpoint()  # the learning curve ends at the final policy
     finally:
         env.close()
+    averaged = average_final_model(model, config, out, log=log) if config.average_since else []
     final = evaluate_policy(model, config, config.eval.final_opponents, config.eval.final_games,
                             seed=derive_seed(config.seed, "final"), workers=config.eval.workers,
                             progress=progress)
@@ -405,6 +419,8 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
                              "games": numbers["games"]}
     meta = {"config": config.to_dict(), "seed": config.seed, "timesteps": model.num_timesteps,
             "train_seconds": seconds, "learner_steps_per_s": steps_per_s, "final_eval": results}
+    if averaged:
+        meta["averaged"] = [str(path) for path in averaged]
     model_path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     report.save(final, out / "final_eval")
     table = report.markdown(final)
