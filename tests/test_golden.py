@@ -1,0 +1,57 @@
+"""Regression against round 1: the same seeds give the same games, records and tables.
+
+``tests/golden/`` holds what the round-1 code produced (``make_round1.py`` wrote it before the rules
+moved into :mod:`allfours_env.scoring` and the log became typed events): game records of bots of
+every round-1 preset and player count, and a three-agent duplicate tournament's statistics. A
+change to the rules, the deals, the bots or the statistics that alters any published number makes
+these tests fail.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from agents.arena import play_game
+from allfours_env import Rules, replay
+from evaluate import run_tournament
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = [json.loads(line) for line in (GOLDEN / "round1_records.jsonl").read_text().splitlines()]
+COMPARED = ("rules", "first_dealer", "deals", "decisions", "awards", "scores", "winner")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['preset']}-{c['players']}p-{c['seed']}-{c['agents'][0]}")
+def test_round1_games_are_unchanged(case):
+    n = case["players"]
+    players = [make_agent(case["agents"][s % 2]) for s in range(n)]
+    record = play_game(Rules.make(case["preset"], n), players, seed=case["seed"]).record()
+    for key in COMPARED:
+        assert record[key] == case["record"][key], key
+
+
+@pytest.mark.parametrize("case", CASES[::7], ids=lambda c: f"{c['preset']}-{c['players']}p-{c['seed']}")
+def test_round1_records_still_replay(case):
+    game = replay(case["record"])
+    assert list(game.scores) == case["record"]["scores"]
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def test_round1_tournament_table_is_unchanged():
+    expected = json.loads((GOLDEN / "round1_tournament.json").read_text())
+    summary = run_tournament(["heuristic", "random", "pimc:samples=4"], games=40, seed=0).summary()
+    summary = json.loads(json.dumps(summary, sort_keys=True, default=str))
+    assert _close(summary, expected)
