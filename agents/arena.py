@@ -3,7 +3,6 @@ read them). Tournaments, tests and the training's evaluations build on :func:`pl
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,12 +13,7 @@ from allfours_env.engine import Game, IllegalActionError
 from allfours_env.knowledge import SeatView
 from allfours_env.observation import SeatEncoder
 from allfours_env.rules import Rules
-
-
-def derive_seed(seed: int, *tags: object) -> int:
-    """A 63-bit seed derived from ``seed`` and ``tags``, the same in every process and Python run."""
-    text = ":".join(str(part) for part in (seed, *tags))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+from allfours_env.seeding import derive_seed
 
 
 def play_game(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import importlib
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -70,11 +69,6 @@ _REGISTRY: dict[str, str] = {
 def available_agents() -> list[str]:
     """The registered agent names."""
     return sorted(_REGISTRY)
-
-
-def register_agent(name: str, target: str | Callable[..., Agent]) -> None:
-    """Make ``make_agent(name)`` build ``target`` (a class, a factory, or ``"module:attr"``)."""
-    _REGISTRY[name] = target  # type: ignore[assignment]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -37,8 +37,11 @@ from allfours_env.cards import (
     RANKS,
     SUIT_MASKS,
     cards_of,
+    mask_of,
 )
+from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
+from allfours_env.scoring import beating, card_points, card_strength, trick_winner
 
 ACE, KING, QUEEN, TEN = 12, 11, 10, 8
 
@@ -112,23 +115,6 @@ def _below(card: int) -> int:
     return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
 
 
-def _key(card: int, led: int, trump: int) -> int:
-    """Trick strength of ``card`` (R2): trumps over the suit led over the rest."""
-    suit = card // NUM_RANKS
-    if suit == trump:
-        return 32 + card % NUM_RANKS
-    if suit == led:
-        return 16 + card % NUM_RANKS
-    return 0
-
-
-def _beaters(best: int, trump: int) -> int:
-    """Cards that beat ``best``, the card winning a trick (R1–R3: any trump may always be played)."""
-    if best // NUM_RANKS == trump:
-        return _above(best)
-    return _above(best) | (SUIT_MASKS[trump] if trump >= 0 else 0)
-
-
 class HeuristicAgent(Agent):
     """A rule-based player for every preset and player count; no search, no hidden information."""
 
@@ -143,14 +129,14 @@ class HeuristicAgent(Agent):
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        phase = view.phase_name
-        if phase == "beg":
+        phase = view.phase
+        if phase == Phase.BEG:
             return self._beg(view)
-        if phase == "gift_or_run":
+        if phase == Phase.GIFT_OR_RUN:
             return self._gift_or_run(view)
-        if phase == "discard":
+        if phase == Phase.DISCARD:
             return self._discard(view)
-        if phase == "play" and all(PLAY_BASE <= a < PLAY_BASE + NUM_CARDS for a in legal):
+        if phase == Phase.PLAY and all(PLAY_BASE <= a < PLAY_BASE + NUM_CARDS for a in legal):
             return self._play(view, legal)
         return legal[self.rng.randrange(len(legal))]  # a phase this bot does not know (round 2)
 
@@ -175,12 +161,8 @@ class HeuristicAgent(Agent):
     def _gift_or_run(self, view: SeatView) -> int:
         """P3: gift when strong in the proposed suit, run otherwise; never gift the winning point."""
         rules = view.rules
-        eldest_side = rules.side_of(view.eldest)
         dealer_side = rules.side_of(view.dealer)
-        if rules.gift_recipients == "beggar_side":
-            recipients = [eldest_side]
-        else:
-            recipients = sorted({rules.side_of(s) for s in range(rules.num_players)} - {dealer_side})
+        recipients = view.gift_recipients()
         if any(view.scores[s] + rules.gift_points >= rules.target_points for s in recipients):
             return RUN
         if _sure_points(view, view.proposed) >= rules.target_points - view.scores[dealer_side]:
@@ -341,13 +323,10 @@ def _table(view: SeatView, trump: int) -> _Trick:
     if not trick:
         return _Trick(seat, -1, -1, -1, 0, later, -1)
     led = trick[0] // NUM_RANKS
-    best, winner, jack_in = trick[0], leader, -1
-    for i, card in enumerate(trick):
-        if _key(card, led, trump) > _key(best, led, trump):
-            best, winner = card, (leader + i) % n
-        if card == jack:
-            jack_in = (leader + i) % n
-    points = sum(CARD_GAME_POINTS[c] for c in trick)
+    first = trick_winner(trick, trump)
+    best, winner = trick[first], (leader + first) % n
+    jack_in = (leader + trick.index(jack)) % n if jack in trick else -1
+    points = card_points(mask_of(trick))
     return _Trick(seat, led, best, winner, points, later, jack_in)
 
 
@@ -388,7 +367,7 @@ def _win_chance(table: _Trick, best: int, mine: bool) -> float:
     """Chance that our side takes the trick if ``best`` stands winning now (ours if ``mine``)."""
     seat = table.seat
     p = 1.0 if mine else 0.0
-    beat = _beaters(best, seat.trump)
+    beat = beating(best, table.led if table.led >= 0 else best // NUM_RANKS, seat.trump)
     for q in table.later:
         if seat.sides[q] != seat.side:
             p *= 1.0 - OPP_BEAT * seat.p_holds(q, beat)
@@ -437,7 +416,7 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
     seat = table.seat
     trump = seat.trump
     led = table.led if table.led >= 0 else card // NUM_RANKS
-    if table.best < 0 or _key(card, led, trump) > _key(table.best, led, trump):
+    if table.best < 0 or card_strength(card, led, trump) > card_strength(table.best, led, trump):
         best, mine = card, True
     else:
         best, mine = table.best, seat.sides[table.winner] == seat.side

@@ -49,14 +49,8 @@ from agents.heuristic import HeuristicAgent, discard_keep
 from agents.solver import WIN, HandSolver
 from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
 from allfours_env.cards import cards_of
-from allfours_env.engine import (
-    BEG_PHASE,
-    DISCARD_PHASE,
-    GAME_OVER,
-    HAND_OVER,
-    PLAY_PHASE,
-    Game,
-)
+from allfours_env.engine import Game
+from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
 
 _MAX_STEPS = 500
@@ -67,7 +61,7 @@ AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
     """The points ``side`` gained minus the others' mean since ``scores_before``, or ±WIN."""
-    if game.phase == GAME_OVER:
+    if game.phase == Phase.GAME_OVER:
         return WIN if game.winner == side else -WIN
     gained = [after - before for after, before in zip(game.scores, scores_before)]
     others = sum(gained) - gained[side]
@@ -80,9 +74,8 @@ def solve_position(game: Game, side: int, max_nodes: int) -> tuple[HandSolver, t
     n = game.n
     leader = (game.current_player - len(game.trick_cards)) % n
     trick = [((leader + i) % n, card) for i, card in enumerate(game.trick_cards)]
-    jack_side = game.sides[game.jack_winner] if game.jack_winner >= 0 else -1
     position = (list(game.hands), game.current_player, trick, list(game.captured),
-                list(game.captured_points), jack_side)
+                list(game.captured_points))
     return solver, position
 
 
@@ -132,7 +125,7 @@ class PIMCAgent(Agent):
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if view.phase == DISCARD_PHASE:
+        if view.phase == Phase.DISCARD:
             return self._discard(view, legal)
         samples, gift_belief = self.settings(view.rules.num_players)
         side = view.rules.side_of(view.seat)
@@ -144,11 +137,11 @@ class PIMCAgent(Agent):
         for _ in range(samples):
             world = view.resample(self.rng)
             worlds += 1
-            if view.phase == PLAY_PHASE and world.trump >= 0 and self._small(world):
+            if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
                 solver, position = solve_position(world, side, self.max_nodes)
                 for card, value in solver.solve(*position).items():
                     totals[PLAY_BASE + card] += value
-            elif view.phase == BEG_PHASE:
+            elif view.phase == Phase.BEG:
                 totals[STAND] += self._value_after(world, [STAND], side)
                 for action in dealer_options:
                     gift_run[action] += self._value_after(world, [BEG, action], side)
@@ -157,7 +150,7 @@ class PIMCAgent(Agent):
                     totals[action] += self._value_after(world, [action], side)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        if view.phase == BEG_PHASE:
+        if view.phase == Phase.BEG:
             totals[BEG] = self._beg_value(gift_run, gift_belief)
         best = max(round(totals[a] / worlds, 9) for a in legal)
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
@@ -208,21 +201,21 @@ class PIMCAgent(Agent):
         for action in actions:
             game.apply(action)
         for _ in range(_MAX_STEPS):
-            if game.phase in (GAME_OVER, HAND_OVER) or len(game.decks) != deal:
+            if game.phase in (Phase.GAME_OVER, Phase.HAND_OVER) or len(game.decks) != deal:
                 return side_value(before, game, side)  # over, or thrown in (P4): no more to gain
             seat = game.current_player
-            if game.phase == DISCARD_PHASE:
+            if game.phase == Phase.DISCARD:
                 hand, trump = game.hands[seat], game.trump
                 card = min(cards_of(hand), key=lambda c: (discard_keep(c, hand, trump), c))
                 game.apply(DISCARD_BASE + card)
-            elif game.phase == PLAY_PHASE and game.trump >= 0 and self._small(game):
+            elif game.phase == Phase.PLAY and game.trump >= 0 and self._small(game):
                 scored = side_value(before, game, side)
                 if abs(scored) >= WIN:
                     return scored
                 solver, position = solve_position(game, side, self.max_nodes)
                 value = solver.value(*position)
                 return value if abs(value) >= WIN else scored + value
-            elif game.phase == PLAY_PHASE:
+            elif game.phase == Phase.PLAY:
                 game.apply(self._rollout.act(None, SeatView(game, seat)))
             else:  # another decision before trick play: the gift/run of a beg we did not model
                 raise AssertionError(f"unexpected phase {game.phase_name} while valuing a deal")

@@ -31,7 +31,6 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from agents.arena import derive_seed
 from agents.base import Agent, AgentError, available_agents, make_agent, parse_spec
 from allfours_env.actions import (
     BEG,
@@ -44,7 +43,8 @@ from allfours_env.actions import (
     action_card,
 )
 from allfours_env.cards import NUM_RANKS, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS, card_str
-from allfours_env.engine import DISCARD_PHASE, PLAY_PHASE, Game
+from allfours_env.engine import Game
+from allfours_env.events import EventKind, Phase
 from allfours_env.knowledge import SeatView
 from allfours_env.observation import SeatEncoder
 from allfours_env.record import save_record
@@ -57,6 +57,7 @@ from allfours_env.render import (
     side_name,
 )
 from allfours_env.rules import PRESETS, Rules, RulesError
+from allfours_env.seeding import derive_seed
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("h", "?", "help")
@@ -166,16 +167,17 @@ class TerminalGame:
         """Describe every log event not yet shown, as the player's seat may see it."""
         game = self.game
         dealt = False
-        for kind, who, value in game.log[self.shown:]:
-            if kind == "deal":
+        for event in game.log[self.shown:]:
+            kind, who, value = event
+            if kind == EventKind.DEAL:
                 self.write()
                 dealt = True
-            elif kind == "award":
+            elif kind == EventKind.AWARD:
                 self._scores[who] += value[1]
-            line = describe_event(game, (kind, who, value), seat=self.seat)
+            line = describe_event(game, event, seat=self.seat)
             if line:
                 self.write(line)
-            if kind == "hand_end":
+            if kind == EventKind.HAND_END:
                 scores = ", ".join(f"{side_name(game, s)} {p}" for s, p in enumerate(self._scores))
                 self.write(f"— end of hand {value + 1}: {scores} —")
         self.shown = len(game.log)
@@ -233,7 +235,7 @@ class TerminalGame:
             action = _WORD_ACTIONS[low]
             if action in moves:
                 return action, ""
-            if action == GIFT and self.game.phase_name == "gift_or_run":
+            if action == GIFT and self.game.phase == Phase.GIFT_OR_RUN:
                 return None, "the gift is not allowed here (K8: it would win the game for a player): run"
             return None, f"'{low}' is not a move now"
         verb, _, rest = low.partition(" ")
@@ -245,7 +247,7 @@ class TerminalGame:
         if card is None:
             return None, f"'{text}' is not a move"
         phase = self.game.phase
-        wanted = "play" if phase == PLAY_PHASE else "discard" if phase == DISCARD_PHASE else ""
+        wanted = "play" if phase == Phase.PLAY else "discard" if phase == Phase.DISCARD else ""
         if not wanted:
             return None, "no card is played or discarded now"
         if verb and verb != wanted:

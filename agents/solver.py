@@ -2,9 +2,9 @@
 
 Given every hand face up, :class:`HandSolver` finds the value of each legal card for one side: the
 side maximises, every other side minimises (a "paranoid" coalition, exact for two sides). The value
-is what the hand will score by the rules (R7–R10): High, Low (held or captured, K11), Jack and hang
-jack (R8, K12), Game with its tie rule (R9, K13) — awarded in ``scoring_order`` from the current
-scores, so a side that reaches the target ends the game at once (R10). A finished game is worth
+is what the hand will score by the rules — the engine's own :class:`~allfours_env.scoring.HandScorer`
+scores every leaf, and tricks, legal cards and the target (R2, R3, R10) come from
+:mod:`allfours_env.scoring` too, so the solver never restates a rule. A finished game is worth
 ±``WIN`` to the solving side; otherwise the value is the solving side's points minus the other
 sides' mean.
 
@@ -16,25 +16,23 @@ estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 
 from __future__ import annotations
 
-from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS, jack_of
+from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS
 from allfours_env.engine import Game
+from allfours_env.scoring import (
+    card_points,
+    is_trump_strength,
+    legal_plays,
+    settle,
+    strength_table,
+    trick_winner,
+    without_undertrumps,
+)
 
 WIN = 10.0
 EXACT_CARDS = 14  # positions with at most this many cards in all hands are solved to the end at once
 _SUIT = tuple(c // NUM_RANKS for c in range(52))
 _RANK = tuple(c % NUM_RANKS for c in range(52))
 _POINTS = CARD_GAME_POINTS
-# Game points (R4) of every set of ranks within one suit, indexed by the suit's 13-bit mask
-_SUIT_POINTS = tuple(sum(_POINTS[r] for r in range(13) if m >> r & 1) for m in range(1 << 13))
-
-
-def _cards_high_first(mask: int) -> list[int]:
-    out = []
-    while mask:
-        top = mask.bit_length() - 1
-        out.append(top)
-        mask ^= 1 << top
-    return out
 
 
 class BudgetExceeded(Exception):
@@ -51,103 +49,43 @@ class HandSolver:
         self.num_sides = game.num_sides
         self.side = side
         self.trump = game.trump
-        self.trump_mask = SUIT_MASKS[game.trump]
-        self.jack = jack_of(game.trump)
+        self.trump_mask = game.trump_mask
+        self.scorer = game.scorer()
+        self.jack = self.scorer.jack
+        self.watched = self.scorer.watched
         self.rules = rules
         self.scores = list(game.scores)
         self.target = game.target
-        self.dealer_side = game.sides[game.dealer]
-        self.eldest = game.eldest
-        self.dealer = game.dealer
         self.undertrump_banned = rules.undertrump == "banned_unless_no_choice"
         self.max_nodes = max_nodes
         self.nodes = 0
         self.exact = False
         self._depth = 0
         self._root_cards = 0
-        in_play = game.in_play()
-        self.high = self._extreme(in_play, highest=True)
-        self.low = self._extreme(in_play, highest=False)
-        holder = [s for s in range(self.n) if game.start_hands[s] >> self.jack & 1]
-        self.jack_holder_side = self.sides[holder[0]] if holder else -1
         self.table: dict = {}
         self._captured_rules = rules.high_rule == "captured" or rules.low_rule == "captured"
         self._hands: list[int] = []
         self._live_mask = 0
         self._gone = 0
 
-    def _extreme(self, in_play: list[int], *, highest: bool) -> tuple[int, int]:
-        """(card, holder side) of the highest/lowest trump in play, or (-1, -1) (R7)."""
-        best, side = -1, -1
-        for seat, cards in enumerate(in_play):
-            trumps = cards & self.trump_mask
-            if trumps:
-                card = trumps.bit_length() - 1 if highest else (trumps & -trumps).bit_length() - 1
-                if best < 0 or (card > best if highest else card < best):
-                    best, side = card, self.sides[seat]
-        return best, side
-
     # ------------------------------------------------------------------ evaluation
 
-    def _terminal(self, captured: list[int], points: list[int], jack_side: int) -> float:
-        """Score the finished hand by the rules and return its value for the solving side."""
-        rules = self.rules
-        awards: list[tuple[int, int]] = []
-        for kind in rules.scoring_order:
-            if kind == "high" or kind == "low":
-                card, holder = self.high if kind == "high" else self.low
-                if card < 0:
-                    continue
-                rule = rules.high_rule if kind == "high" else rules.low_rule
-                if rule == "held":
-                    awards.append((holder, 1))
-                else:
-                    for s in range(self.num_sides):
-                        if captured[s] >> card & 1:
-                            awards.append((s, 1))
-            elif kind == "jack":
-                if jack_side >= 0:  # R8, K12: hang jack when won from the side that held it
-                    hanged = jack_side != self.jack_holder_side
-                    awards.append((jack_side, rules.hang_jack_points if hanged else rules.jack_points))
-            else:
-                awards.extend((s, rules.game_points) for s in self._game_winners(points))
-        return self._value_of(awards)
+    def _terminal(self, captured: list[int], points: list[int]) -> float:
+        """Score the finished hand by the rules (the engine's scorer) and return its value."""
+        return self._value_of(self.scorer.awards(captured, points))
 
-    def _game_winners(self, points: list[int]) -> list[int]:
-        """R9: the side(s) scoring Game (mirrors the engine's tie rules)."""
-        best = max(points)
-        tied = [s for s in range(self.num_sides) if points[s] == best]
-        if len(tied) == 1:
-            return tied
-        rule = self.rules.game_tie_rule
-        if rule == "nobody":
-            return []
-        others = []
-        for i in range(1, self.n + 1):
-            s = self.sides[(self.dealer + i) % self.n]
-            if s in tied and s != self.dealer_side and s not in others:
-                others.append(s)
-        if rule == "seven_up" or self.n == 3:
-            return others if len(others) == 1 else []
-        return others
-
-    def _value_of(self, awards: list[tuple[int, int]]) -> float:
-        """Apply awards in order from the current scores (R10): ±WIN if a side goes out."""
+    def _value_of(self, awards: list[tuple[int, int, str]]) -> float:
+        """Apply awards in order from the current scores (R10, :func:`~allfours_env.scoring.settle`):
+        ±WIN if a side goes out, else the solving side's points minus the others' mean."""
         scores = self.scores[:]
-        mine = others = 0
-        for s, value in awards:
-            if not value:
-                continue
-            scores[s] += value
-            if scores[s] >= self.target:
-                return WIN if s == self.side else -WIN
-            if s == self.side:
-                mine += value
-            else:
-                others += value
+        winner = settle(scores, awards, self.target)[1]
+        if winner is not None:
+            return WIN if winner == self.side else -WIN
+        mine = scores[self.side] - self.scores[self.side]
+        others = sum(scores) - sum(self.scores) - mine
         return mine - others / (self.num_sides - 1)
 
-    def estimate(self, hands: list[int], captured: list[int], points: list[int], jack_side: int) -> float:
+    def estimate(self, hands: list[int], captured: list[int], points: list[int]) -> float:
         """A fast static value for an unfinished hand (the frontier of a depth-limited search):
         the card points still in the hands, and a jack still in a hand, go to the side holding the
         most trumps; then the hand is scored as if finished."""
@@ -156,29 +94,29 @@ class HandSolver:
         jack_out = False
         for seat, cards in enumerate(hands):
             trumps[self.sides[seat]] += (cards & self.trump_mask).bit_count()
-            remaining += _SUIT_POINTS[cards & 8191] + _SUIT_POINTS[cards >> 13 & 8191] \
-                + _SUIT_POINTS[cards >> 26 & 8191] + _SUIT_POINTS[cards >> 39 & 8191]
+            remaining += card_points(cards)
             jack_out = jack_out or bool(cards >> self.jack & 1)
         best = trumps.index(max(trumps))
         points = points[:]
         points[best] += remaining
-        return self._terminal(captured, points, best if jack_out else jack_side)
+        if jack_out:
+            captured = captured[:]
+            captured[best] |= 1 << self.jack
+        return self._terminal(captured, points)
 
     # ------------------------------------------------------------------ search
 
     def legal(self, hand: int, trick: list[tuple[int, int]]) -> int:
-        """R3 (and K15) for a hand facing ``trick``."""
+        """R3 (and K15) for a hand facing ``trick``, by :func:`~allfours_env.scoring.legal_plays`."""
         if not trick:
             return hand
         led = _SUIT[trick[0][1]]
-        follow = hand & SUIT_MASKS[led]
-        legal = follow | (hand & self.trump_mask) if follow else hand
+        legal = legal_plays(hand, SUIT_MASKS[led], self.trump_mask)
         if self.undertrump_banned and led != self.trump:
-            best = max((c for _, c in trick if _SUIT[c] == self.trump), default=-1)
-            if best >= 0:
-                lower = legal & self.trump_mask & ((1 << best) - 1)
-                if legal != lower:
-                    legal ^= lower
+            strength = strength_table(self.trump, led)
+            best = max(strength[c] for _, c in trick)
+            if is_trump_strength(best):
+                legal = without_undertrumps(legal, self.trump_mask, strength, best)
         return legal
 
     def solve(
@@ -188,7 +126,6 @@ class HandSolver:
         trick: list[tuple[int, int]],
         captured: list[int],
         points: list[int],
-        jack_side: int,
     ) -> dict[int, float]:
         """The value of every legal card of ``to_move``.
 
@@ -196,7 +133,7 @@ class HandSolver:
         search (counted in tricks) that completed within it, its frontier valued by
         :meth:`estimate` — every card is searched to the same depth, so the values compare."""
         legal = self.legal(hands[to_move], trick)
-        self._load(hands, captured, points, jack_side, trick)
+        self._load(hands, captured, points, trick)
         return self._deepening(lambda: self._root_values(legal, to_move, trick, hands), hands)
 
     def value(
@@ -206,21 +143,19 @@ class HandSolver:
         trick: list[tuple[int, int]],
         captured: list[int],
         points: list[int],
-        jack_side: int,
     ) -> float:
         """The minimax value of the position for the solving side (same budget rules as
         :meth:`solve`)."""
-        self._load(hands, captured, points, jack_side, trick)
+        self._load(hands, captured, points, trick)
         return self._deepening(lambda: self._node(to_move, list(trick), -WIN - 1, WIN + 1), hands)
 
-    def _load(self, hands: list[int], captured: list[int], points: list[int], jack_side: int,
+    def _load(self, hands: list[int], captured: list[int], points: list[int],
               trick: list[tuple[int, int]]) -> None:
         self._hands = list(hands)
         self._live_mask = self._live(trick)  # cards in hands or the trick; minus those won since
         self._gone = 0
         self._captured = list(captured)
         self._points = list(points)
-        self._jack_side = jack_side
         self._root_cards = max(h.bit_count() for h in hands)
 
     def _deepening(self, search, hands: list[int]):
@@ -280,18 +215,15 @@ class HandSolver:
                 previous = card
         if not trick or len(distinct) < 2:
             return distinct
-        led = _SUIT[trick[0][1]]
-        trump = self.trump
+        strength = strength_table(self.trump, _SUIT[trick[0][1]])
         win_seat, win_key = -1, -1
         for s, c in trick:
-            suit = _SUIT[c]
-            key = 32 + _RANK[c] if suit == trump else (16 + _RANK[c] if suit == led else 0)
+            key = strength[c]
             if key > win_key:
                 win_seat, win_key = s, key
         winners, losers = [], []
         for card in distinct:
-            suit = _SUIT[card]
-            key = 32 + _RANK[card] if suit == trump else (16 + _RANK[card] if suit == led else 0)
+            key = strength[card]
             if key > win_key:
                 winners.append((key, card))
             else:
@@ -302,13 +234,6 @@ class HandSolver:
             return [c for _, c in losers] + [c for _, c in winners]
         losers.sort()
         return [c for _, c in winners] + [c for _, c in losers]
-
-    def _key(self, card: int, led: int) -> int:
-        """Trick strength of ``card`` when ``led`` was led (R1, R2)."""
-        suit = _SUIT[card]
-        if suit == self.trump:
-            return 32 + _RANK[card]
-        return 16 + _RANK[card] if suit == led else 0
 
     def _touching(self, upper: int, lower: int, hand: int, live: int) -> bool:
         """True if ``lower`` plays exactly like ``upper`` (both in ``hand``, same suit)."""
@@ -363,52 +288,39 @@ class HandSolver:
         try:
             if len(trick) < self.n:
                 return self._node((seat + 1) % self.n, trick, alpha, beta)
-            winner = self._trick_winner(trick)
+            winner = trick[trick_winner([c for _, c in trick], self.trump)][0]
             side = self.sides[winner]
             gained = 0
             bits = 0
             for _, c in trick:
                 gained += _POINTS[c]
                 bits |= 1 << c
-            old_jack = self._jack_side
             self._captured[side] |= bits
             self._points[side] += gained
             self._gone |= bits
-            if bits >> self.jack & 1:
-                self._jack_side = side
             try:
                 return self._node(winner, [], alpha, beta)
             finally:
                 self._captured[side] ^= bits
                 self._points[side] -= gained
                 self._gone ^= bits
-                self._jack_side = old_jack
         finally:
             hands[seat] ^= 1 << card
-
-    def _trick_winner(self, trick: list[tuple[int, int]]) -> int:
-        """R2: the highest trump, else the highest card of the suit led."""
-        led = _SUIT[trick[0][1]]
-        best_seat, best_key = -1, -1
-        for seat, c in trick:
-            key = self._key(c, led)
-            if key > best_key:
-                best_seat, best_key = seat, key
-        return best_seat
 
     def _node(self, seat: int, trick: list[tuple[int, int]], alpha: float, beta: float) -> float:
         hands = self._hands
         if not trick:
             if not hands[seat]:
-                return self._terminal(self._captured, self._points, self._jack_side)
+                return self._terminal(self._captured, self._points)
             if self._root_cards - hands[seat].bit_count() >= self._depth:
-                return self.estimate(hands, self._captured, self._points, self._jack_side)
+                return self.estimate(hands, self._captured, self._points)
         self.nodes += 1
         if self.nodes > self.max_nodes and self._depth > 0:
             raise BudgetExceeded
         key = None
         if not trick:
-            key = (tuple(hands), seat, tuple(self._points), self._jack_side, self._captured_key())
+            watched = self.watched
+            key = (tuple(hands), seat, tuple(self._points), tuple(c & watched for c in self._captured))
             entry = self.table.get(key)
             if entry is not None:
                 value, flag = entry
@@ -439,14 +351,3 @@ class HandSolver:
                 flag = 1  # a lower bound
             self.table[key] = (best, flag)
         return best
-
-    def _captured_key(self) -> tuple:
-        """What of the captured cards still matters: the High/Low cards under the captured rule."""
-        rules = self.rules
-        if rules.high_rule == "held" and rules.low_rule == "held":
-            return ()
-        watched = 0
-        for card in (self.high[0], self.low[0]):
-            if card >= 0:
-                watched |= 1 << card
-        return tuple(c & watched for c in self._captured)

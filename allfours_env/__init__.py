@@ -8,7 +8,8 @@ Gymnasium and PettingZoo on first use.
 
 from allfours_env.actions import NUM_ACTIONS, action_to_str, str_to_action
 from allfours_env.cards import card_str, parse_card, parse_cards, parse_deck
-from allfours_env.engine import PHASE_NAMES, Game, IllegalActionError
+from allfours_env.engine import Game, IllegalActionError
+from allfours_env.events import PHASE_NAMES, Event, EventKind, Phase
 from allfours_env.record import RecordError, load_record, replay, save_record
 from allfours_env.rules import PRESETS, Rules, RulesError
 
@@ -30,6 +31,9 @@ __all__ = [
     "ENV_ID",
     "NUM_ACTIONS",
     "PHASE_NAMES",
+    "Event",
+    "EventKind",
+    "Phase",
     "PRESETS",
     "Game",
     "IllegalActionError",

@@ -89,7 +89,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from allfours_env import actions
-from allfours_env.engine import GAME_OVER, HAND_OVER, Game
+from allfours_env.engine import Game
+from allfours_env.events import EventKind, Phase
 from allfours_env.observation import OBS_SIZE, SeatEncoder
 from allfours_env.render import render_table
 from allfours_env.rules import Rules
@@ -197,7 +198,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             and seed is None
             and not options
             and game is not None
-            and game.phase == HAND_OVER
+            and game.phase == Phase.HAND_OVER
         ):
             seen = len(game.log)
             game.next_hand()
@@ -258,9 +259,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         game = self.game
         if self.reward_mode == "points":
             for kind, side, value in game.log[since:]:
-                if kind == "award":
+                if kind == EventKind.AWARD:
                     self._pay_side(side, float(value[1]))
-        elif game.phase == GAME_OVER and len(game.log) - 1 >= since:  # the game ended just now
+        elif game.phase == Phase.GAME_OVER and len(game.log) - 1 >= since:  # the game ended just now
             self._pay_side(game.winner, 1.0)
         return self._rewards_paid
 

@@ -9,6 +9,7 @@ import argparse
 import random
 
 from allfours_env.engine import Game
+from allfours_env.events import EventKind
 from allfours_env.render import describe_event, render_table
 from allfours_env.rules import PRESETS, Rules, RulesError
 
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = 0
     while True:
         for event in game.log[shown:]:
-            if event[0] == "deal":
+            if event.kind == EventKind.DEAL:
                 print()
             line = describe_event(game, event)
             if line:

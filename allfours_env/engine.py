@@ -1,4 +1,5 @@
-"""The hand and game state machine of RULES.md §3 (P1–P8), scoring R7–R10.
+"""The hand and game state machine of docs/rules.md §3 (P1–P8); scoring R7–R10 by
+:mod:`allfours_env.scoring`.
 
 A :class:`Game` runs one game to the target: it deals, turns up, scores and rotates the deal by
 itself (chance is internal and driven by a seeded ``random.Random``) and stops at every decision.
@@ -6,27 +7,14 @@ A decision is exposed as ``(game.current_player, game.legal_actions())``; the ca
 ``game.apply(action)`` using the ids of :mod:`allfours_env.actions`. A decision with one legal
 action (a blocked gift, a forced card) is still a decision.
 
-Everything that happens is appended to ``game.log`` as small tuples ``(kind, who, value)``:
+Everything that happens is appended to ``game.log`` as :class:`~allfours_env.events.Event` tuples
+``(kind, who, value)`` (the kinds are listed in :mod:`allfours_env.events`). The log is the god's-eye
+view (it holds every discard): observers must filter it. The game record (:meth:`Game.record`,
+:func:`allfours_env.record.replay`) is built from it.
 
-===============  =======================  ==================================================
-kind             who                      value
-===============  =======================  ==================================================
-``deal``         the dealer               the deal number (0, 1, ...; redeals count)
-``turnup``       the dealer               the card turned up (P1, P4)
-``act``          the acting seat          the action id of the decision
-``trump``        -1                       the trump suit, once it is fixed
-``trick``        the trick's winner       the bit set of the trick's cards (R2)
-``award``        the side scoring         ``(kind, points)``; kinds of RULES.md §3
-``thrown_in``    the dealer               ``None`` (P4: the pack ran out during a run)
-``hand_end``     the dealer               the hand number of the completed hand
-``game_over``    the winning side         the final scores
-===============  =======================  ==================================================
-
-The log is the god's-eye view (it holds every discard): observers must filter it. The game record
-(:meth:`Game.record`, :func:`allfours_env.record.replay`) is built from it.
-
-Hands and card sets are ``int`` bit sets (see :mod:`allfours_env.cards`); this module imports
-nothing outside the standard library.
+The engine applies the rules; it does not restate them: trick strength, legal plays, the gift and
+the scoring of a hand come from :mod:`allfours_env.scoring`. Hands and card sets are ``int`` bit
+sets (see :mod:`allfours_env.cards`); this module imports nothing outside the standard library.
 """
 
 from __future__ import annotations
@@ -39,6 +27,7 @@ from allfours_env.actions import (
     BEG,
     DISCARD_BASE,
     GIFT,
+    NUM_ACTIONS,
     PLAY_BASE,
     RUN,
     STAND,
@@ -56,18 +45,38 @@ from allfours_env.cards import (
     parse_deck,
     shuffled_pack,
 )
+from allfours_env.events import PHASE_NAMES, Event, EventKind, Phase
 from allfours_env.rules import Rules
+from allfours_env.scoring import (
+    HandScorer,
+    gift_blocked,
+    gift_recipients,
+    is_trump_strength,
+    legal_plays,
+    settle,
+    strength_tables,
+    without_undertrumps,
+)
 
-BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER = range(6)
-PHASE_NAMES = ("beg", "gift_or_run", "discard", "play", "game_over", "hand_over")
+# The phases under short names for the hot paths (``Phase`` is the public type).
+BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER = (
+    Phase.BEG, Phase.GIFT_OR_RUN, Phase.DISCARD, Phase.PLAY, Phase.GAME_OVER, Phase.HAND_OVER)
+_DEAL, _TURNUP, _ACT, _TRUMP, _TRICK, _AWARD = (
+    EventKind.DEAL, EventKind.TURNUP, EventKind.ACT, EventKind.TRUMP, EventKind.TRICK, EventKind.AWARD)
+_new_tuple = tuple.__new__  # builds an Event without NamedTuple's Python-level __new__ (hot path)
+# Every decision event there can be, built once: events are immutable, and the log shares them.
+_ACT_EVENTS = tuple(tuple(Event(_ACT, seat, action) for action in range(NUM_ACTIONS)) for seat in range(4))
+_TURNUP_EVENTS = tuple(tuple(Event(_TURNUP, dealer, card) for card in range(NUM_CARDS))
+                       for dealer in range(4))
+_TRUMP_EVENTS = tuple(Event(_TRUMP, -1, suit) for suit in range(4))
+#: ``_TURN_ORDER[n][first]``: the seats of an ``n``-player table in turn order from ``first`` (§1).
+_TURN_ORDER = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (2, 3, 4)}
 
 _SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
 _RANK_OF = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
 _BEG_ACTIONS = (STAND, BEG)
 _GIFT_ACTIONS = (GIFT, RUN)
 _RUN_ONLY = (RUN,)
-# Trick-winning keys (R1, R2): a trump beats every card of the suit led, which beats every other card.
-_TRUMP_KEY, _LED_KEY = 32, 16
 
 
 class IllegalActionError(ValueError):
@@ -129,14 +138,15 @@ class Game:
         "jack_bit",
         "captured",
         "captured_points",
-        "jack_winner",
         "trick_cards",
         "trick_mask",
         "trick_points",
         "led",
         "led_mask",
+        "strength",
+        "_strengths",
         "win_seat",
-        "win_key",
+        "win_strength",
         "hand_award_start",
         "hand_log_start",
         "_legal",
@@ -174,7 +184,7 @@ class Game:
             raise ValueError(f"dealer must be a seat number 0..{n - 1}, got {dealer!r}")
         self.first_dealer = dealer
         self.dealer = dealer
-        self.log: list[tuple[str, int, Any]] = []
+        self.log: list[Event] = []
         self.decks: list[list[int]] = []
         self.awards: list[tuple[int, str, int, int]] = []
         self.scores = self._initial_scores(scores)
@@ -246,50 +256,25 @@ class Game:
         return bits
 
     def play_mask(self) -> int:
-        """The bit set of cards ``current_player`` may play now (R3, K15)."""
+        """The bit set of cards ``current_player`` may play now (R3, K15; by
+        :func:`~allfours_env.scoring.legal_plays`)."""
         hand = self.hands[self.current_player]
         if not self.trick_cards:
             return hand
-        follow = hand & self.led_mask
-        if not follow:
-            legal = hand
-        else:
-            legal = follow | (hand & self.trump_mask)
-        if self._undertrump_banned and self.win_key >= _TRUMP_KEY and self.led != self.trump:
-            # K15: no under-trumping a plain-suit trick unless every allowed card is a lower trump.
-            lower = legal & self.trump_mask & ((1 << self.trump * NUM_RANKS + self.win_key - _TRUMP_KEY) - 1)
-            if legal != lower:
-                legal ^= lower
+        legal = legal_plays(hand, self.led_mask, self.trump_mask)
+        if self._undertrump_banned and self.led != self.trump and is_trump_strength(self.win_strength):
+            legal = without_undertrumps(legal, self.trump_mask, self.strength, self.win_strength)
         return legal
 
     def gift_recipients(self) -> list[int]:
         """The sides a gift would score for, in award order (K7): the beggar's side first."""
-        beggar_side = self.sides[self.eldest]
-        if self.rules.gift_recipients == "beggar_side":
-            return [beggar_side]
-        dealer_side = self.sides[self.dealer]
-        out = []
-        for i in range(self.n):
-            side = self.sides[(self.eldest + i) % self.n]
-            if side != dealer_side and side not in out:
-                out.append(side)
-        return out
+        return gift_recipients(self.rules, self.sides, self.dealer)
 
     def gift_blocked(self) -> bool:
         """True when K8 forbids the gift, so the dealer must run."""
-        block = self.rules.gift_block
-        if block == "none":
-            return False
-        points = self.rules.gift_points
-        recipients = self.gift_recipients()
-        if block == "non_beggar_3p":
-            if self.n != 3:
-                return False
-            non_beggar = self.sides[(self.eldest + 1) % 3]
-            return non_beggar in recipients and self.scores[non_beggar] + points >= self.target
-        return any(self.scores[side] + points >= self.target for side in recipients)
+        return gift_blocked(self.rules, self.sides, self.dealer, self.scores)
 
-    def hand_log(self) -> list[tuple[str, int, Any]]:
+    def hand_log(self) -> list[Event]:
         """The events of the current (or, after the game, the last) deal, its ``deal`` event first."""
         return self.log[self.hand_log_start :]
 
@@ -303,24 +288,28 @@ class Game:
         phase = self.phase
         seat = self.current_player
         if phase == PLAY_PHASE:
-            card = action - PLAY_BASE
-            if not 0 <= card < NUM_CARDS or not self.play_mask() >> card & 1:
+            legal = self._legal  # the legal set as asked for, if it was
+            if legal is None:
+                card = action - PLAY_BASE
+                if card < 0 or not self.play_mask() >> card & 1:
+                    raise self._illegal(action)
+            elif action not in legal:
                 raise self._illegal(action)
             self._legal = None
-            self.log.append(("act", seat, action))
-            self._play(seat, card)
+            self.log.append(_ACT_EVENTS[seat][action])
+            self._play(seat, action - PLAY_BASE)
         elif phase == DISCARD_PHASE:
             card = action - DISCARD_BASE
             if not 0 <= card < NUM_CARDS or not self.hands[seat] >> card & 1:
                 raise self._illegal(action)
             self._legal = None
-            self.log.append(("act", seat, action))
+            self.log.append(_ACT_EVENTS[seat][action])
             self._discard(seat, card)
         elif phase == BEG_PHASE:
             if action != STAND and action != BEG:
                 raise self._illegal(action)
             self._legal = None
-            self.log.append(("act", seat, action))
+            self.log.append(_ACT_EVENTS[seat][action])
             if action == STAND:  # P2
                 self._set_trump(self.proposed)
                 self._start_play()
@@ -331,7 +320,7 @@ class Game:
             if action not in self.legal_actions():
                 raise self._illegal(action)
             self._legal = None
-            self.log.append(("act", seat, action))
+            self.log.append(_ACT_EVENTS[seat][action])
             if action == GIFT:
                 self._gift()
             else:
@@ -349,15 +338,15 @@ class Game:
         else:
             deck = shuffled_pack(self.rng)
         self.hand_log_start = len(self.log)
-        self.log.append(("deal", self.dealer, len(self.decks)))
+        self.log.append(_new_tuple(Event, (_DEAL, self.dealer, len(self.decks))))
         self.decks.append(deck)
         self.deck = deck
         self.eldest = eldest = (self.dealer + 1) % n
         hands = [0] * n
         pos = 0
-        for _ in range(self._hand_size // 3):
-            for i in range(n):
-                seat = (eldest + i) % n
+        order = _TURN_ORDER[n][eldest]
+        for _ in range(self._hand_size // 3):  # R11: packets of 3 from eldest, in turn order
+            for seat in order:
                 hands[seat] |= (1 << deck[pos]) | (1 << deck[pos + 1]) | (1 << deck[pos + 2])
                 pos += 3
         self.hands = hands
@@ -371,14 +360,15 @@ class Game:
         self.jack_bit = 0
         self.captured = [0] * self.num_sides
         self.captured_points = [0] * self.num_sides
-        self.jack_winner = -1
         self.trick_cards = []
         self.trick_mask = 0
         self.trick_points = 0
         self.led = -1
         self.led_mask = 0
+        self.strength = ()
+        self._strengths = ()
         self.win_seat = -1
-        self.win_key = 0
+        self.win_strength = 0
         self.hand_award_start = len(self.awards)
         self._legal = None
         if self._first_lead:  # P8: no turn-up; eldest's first lead fixes trump
@@ -387,7 +377,7 @@ class Game:
         card = deck[pos]
         self.pos = pos + 1
         self.turnups.append(card)
-        self.log.append(("turnup", self.dealer, card))
+        self.log.append(_TURNUP_EVENTS[self.dealer][card])
         self.proposed = _SUIT_OF[card]
         points = self._turnup_points[_RANK_OF[card]]
         if points and self._award(self.sides[self.dealer], points, "turnup"):
@@ -413,18 +403,17 @@ class Game:
         deck = self.deck
         every_turnup = self.rules.run_turnup_scoring == "every_turnup"
         while True:
-            if NUM_CARDS - self.pos < 3 * n + 1:
+            if NUM_CARDS - self.pos < 3 * n + 1:  # D7
                 self._throw_in()
                 return
             pos = self.pos
-            for i in range(n):
-                seat = (self.eldest + i) % n
+            for seat in _TURN_ORDER[n][self.eldest]:
                 self.hands[seat] |= (1 << deck[pos]) | (1 << deck[pos + 1]) | (1 << deck[pos + 2])
                 pos += 3
             card = deck[pos]
             self.pos = pos + 1
             self.turnups.append(card)
-            self.log.append(("turnup", self.dealer, card))
+            self.log.append(_TURNUP_EVENTS[self.dealer][card])
             suit = _SUIT_OF[card]
             points = self._turnup_points[_RANK_OF[card]]
             if points and (every_turnup or suit != rejected):  # K6
@@ -440,8 +429,8 @@ class Game:
             self._start_play()
 
     def _throw_in(self) -> None:
-        """P4, K9: the pack is exhausted; the same dealer deals again, voiding points if asked."""
-        self.log.append(("thrown_in", self.dealer, None))
+        """P4, K9: the pack is exhausted; the same dealer deals again, voiding points if asked (D6)."""
+        self.log.append(Event(EventKind.THROWN_IN, self.dealer, None))
         if self.rules.exhausted_deck_rule == "redeal_void":
             cancelled = [0] * self.num_sides
             for _, _, side, points in self.awards[self.hand_award_start :]:
@@ -483,7 +472,8 @@ class Game:
         self.trump = suit
         self.trump_mask = SUIT_MASKS[suit]
         self.jack_bit = 1 << jack_of(suit)
-        self.log.append(("trump", -1, suit))
+        self._strengths = strength_tables(suit)  # R1, R2: by suit led
+        self.log.append(_TRUMP_EVENTS[suit])
 
     def _start_play(self) -> None:
         self.start_hands = self.hands[:]  # R6: the cards in play
@@ -493,26 +483,22 @@ class Game:
     def _play(self, seat: int, card: int) -> None:
         bit = 1 << card
         self.hands[seat] ^= bit
-        suit = _SUIT_OF[card]
         trick = self.trick_cards
         if not trick:
+            suit = _SUIT_OF[card]
             if self.trump < 0:  # P8: the first lead fixes trump
                 self._set_trump(suit)
             self.led = suit
             self.led_mask = SUIT_MASKS[suit]
+            self.strength = strength = self._strengths[suit]
             self.win_seat = seat
-            self.win_key = (_TRUMP_KEY if suit == self.trump else _LED_KEY) + _RANK_OF[card]
+            self.win_strength = strength[card]
             self.trick_mask = bit
             self.trick_points = CARD_GAME_POINTS[card]
         else:
-            if suit == self.trump:
-                key = _TRUMP_KEY + _RANK_OF[card]
-            elif suit == self.led:
-                key = _LED_KEY + _RANK_OF[card]
-            else:
-                key = 0
-            if key > self.win_key:  # R2
-                self.win_key = key
+            strength = self.strength[card]
+            if strength > self.win_strength:  # R2
+                self.win_strength = strength
                 self.win_seat = seat
             self.trick_mask |= bit
             self.trick_points += CARD_GAME_POINTS[card]
@@ -524,9 +510,7 @@ class Game:
         side = self.sides[winner]
         self.captured[side] |= self.trick_mask
         self.captured_points[side] += self.trick_points
-        if self.trick_mask & self.jack_bit:
-            self.jack_winner = winner
-        self.log.append(("trick", winner, self.trick_mask))
+        self.log.append(_new_tuple(Event, (_TRICK, winner, self.trick_mask)))
         self.trick_cards = []
         self.current_player = winner
         if not self.hands[winner]:
@@ -543,21 +527,16 @@ class Game:
             return [h | d for h, d in zip(self.start_hands, self.discards)]
         return list(self.start_hands)
 
+    def scorer(self) -> HandScorer:
+        """The :class:`~allfours_env.scoring.HandScorer` of the current hand (once trump is fixed and
+        trick play has begun): High, Low and the jack's holder from the cards in play."""
+        return HandScorer(self.rules, self.sides, self.dealer, self.trump, self.in_play())
+
     def _score_hand(self) -> None:
-        """P7: award High, Low, Jack and Game in ``scoring_order`` (R7–R10), then pass the deal."""
-        for kind in self.rules.scoring_order:
-            if kind == "high":
-                award = self._high_low(highest=True)
-            elif kind == "low":
-                award = self._high_low(highest=False)
-            elif kind == "jack":
-                award = self._jack()
-            else:
-                award = self._game_point()
-            for side, points, point_kind in award:
-                if points and self._award(side, points, point_kind):
-                    return
-        self.log.append(("hand_end", self.dealer, self.hand_number))
+        """P7: award the hand's points in scoring order (R7–R10), then pass the deal."""
+        if self._settle(self.scorer().awards(self.captured, self.captured_points)):
+            return
+        self.log.append(_new_tuple(Event, (EventKind.HAND_END, self.dealer, self.hand_number)))
         self.hand_number += 1
         if self._stop_after_hand:
             self.phase = HAND_OVER
@@ -577,78 +556,37 @@ class Game:
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand()
 
-    def _high_low(self, *, highest: bool) -> list[tuple[int, int, str]]:
-        """R7: the highest (lowest) trump in play, to its holder's side or, with the ``captured``
-        rule (K11), to the side that won it in a trick."""
-        best_card, holder = -1, -1
-        for seat, cards in enumerate(self.in_play()):
-            trumps = cards & self.trump_mask
-            if not trumps:
-                continue
-            card = trumps.bit_length() - 1 if highest else (trumps & -trumps).bit_length() - 1
-            if best_card < 0 or (card > best_card if highest else card < best_card):
-                best_card, holder = card, seat
-        if best_card < 0:
-            return []  # no trump in play
-        kind = "high" if highest else "low"
-        rule = self.rules.high_rule if highest else self.rules.low_rule
-        points = 1
-        if rule == "held":
-            return [(self.sides[holder], points, kind)]
-        for side, cards in enumerate(self.captured):
-            if cards >> best_card & 1:
-                return [(side, points, kind)]
-        return []  # captured rule, but the card was discarded and never won (K16)
-
-    def _jack(self) -> list[tuple[int, int, str]]:
-        """R8: the side winning the jack of trumps scores ``jack_points``; if it was another side's
-        jack and ``hang_jack_points`` differs (K12, Trinidad), ``hang_jack_points`` as ``hang_jack``."""
-        if self.jack_winner < 0:
-            return []  # not in play, or in play only as a discard (K16)
-        capturer = self.sides[self.jack_winner]
-        holder = next(s for s, cards in enumerate(self.start_hands) if cards & self.jack_bit)
-        rules = self.rules
-        if self.sides[holder] != capturer and rules.hang_jack_points != rules.jack_points:
-            return [(capturer, rules.hang_jack_points, "hang_jack")]
-        return [(capturer, rules.jack_points, "jack")]
-
-    def _game_point(self) -> list[tuple[int, int, str]]:
-        """R9: the side with the most card points (R4) scores; ties per ``game_tie_rule`` (K13)."""
-        points = self.captured_points
-        best = max(points)
-        tied = [side for side in range(self.num_sides) if points[side] == best]
-        value = self.rules.game_points
-        if len(tied) == 1:
-            return [(tied[0], value, "game")]
-        rule = self.rules.game_tie_rule
-        if rule == "nobody":
-            return []
-        dealer_side = self.sides[self.dealer]
-        others = []
-        for i in range(1, self.n + 1):  # turn order from eldest
-            side = self.sides[(self.dealer + i) % self.n]
-            if side in tied and side != dealer_side and side not in others:
-                others.append(side)
-        if rule == "seven_up" or self.n == 3:
-            return [(others[0], value, "game")] if len(others) == 1 else []
-        return [(side, value, "game") for side in others]  # non_dealer
-
     def _award(self, side: int, points: int, kind: str) -> bool:
         """Score ``points`` for ``side``; end the game at once if it reaches the target (R10)."""
-        self._record_award(side, points, kind)
-        if self.scores[side] >= self.target:
-            self.winner = side
+        return self._settle(((side, points, kind),))
+
+    def _settle(self, awards: Sequence[tuple[int, int, str]]) -> bool:
+        """Score ``awards`` in order until a side reaches the target (R10,
+        :func:`~allfours_env.scoring.settle`), logging each; True if the game ended."""
+        if not awards:
+            return False
+        added, winner = settle(self.scores, awards, self.target)
+        deal = len(self.decks) - 1
+        for side, points, kind in awards[:added]:
+            self.awards.append((deal, kind, side, points))
+            self.log.append(_new_tuple(Event, (_AWARD, side, (kind, points))))
+        if winner is not None:
+            self.winner = winner
             self.phase = GAME_OVER
             self.current_player = -1
             self._legal = ()
-            self.log.append(("game_over", side, tuple(self.scores)))
+            self.log.append(Event(EventKind.GAME_OVER, winner, tuple(self.scores)))
             return True
         return False
 
     def _record_award(self, side: int, points: int, kind: str) -> None:
+        """Score an award that cannot end the game (a voided hand's negative points, D6)."""
         self.scores[side] += points
+        self._log_award(side, points, kind)
+
+    def _log_award(self, side: int, points: int, kind: str) -> None:
         self.awards.append((len(self.decks) - 1, kind, side, points))
-        self.log.append(("award", side, (kind, points)))
+        self.log.append(_new_tuple(Event, (_AWARD, side, (kind, points))))
 
     # ------------------------------------------------------------------ errors, copies, records
 

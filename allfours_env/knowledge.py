@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import random
 from math import factorial
-from typing import Any
 
 from allfours_env.actions import DISCARD_BASE, PLAY_BASE
 from allfours_env.cards import FULL_PACK, NUM_CARDS, NUM_RANKS, SUIT_MASKS, cards_of
 from allfours_env.engine import Game
+from allfours_env.events import Event, EventKind
 
 
 def played_cards(game: Game) -> list[int]:
     """Bit sets of the cards each seat has played in the current hand's tricks (public)."""
     played = [0] * game.n
     for kind, seat, value in game.hand_log():
-        if kind == "act" and value >= PLAY_BASE:
+        if kind == EventKind.ACT and value >= PLAY_BASE:
             played[seat] |= 1 << (value - PLAY_BASE)
     return played
 
@@ -41,9 +41,9 @@ def known_voids(game: Game) -> list[int]:
     trick: list[int] = []
     best_trump = -1  # rank of the highest trump in the trick so far
     for kind, seat, value in game.hand_log():
-        if kind == "trick":
+        if kind == EventKind.TRICK:
             trick, best_trump = [], -1
-        if kind != "act" or value < PLAY_BASE:
+        if kind != EventKind.ACT or value < PLAY_BASE:
             continue
         card = value - PLAY_BASE
         suit, rank = divmod(card, NUM_RANKS)
@@ -92,6 +92,10 @@ class SeatView:
         game = self._game
         return (game.current_player - len(game.trick_cards)) % game.n
 
+    def gift_recipients(self) -> list[int]:
+        """The sides a gift would score for in this hand, in award order (K7; public)."""
+        return self._game.gift_recipients()
+
     def gift_blocked_after_beg(self) -> bool:
         """Whether K8 would forbid the dealer's gift if eldest begged now (public: it depends only
         on the scores and the seats)."""
@@ -128,14 +132,14 @@ class SeatView:
         game = self._game
         return game.legal_actions() if game.current_player == self.seat else ()
 
-    def history(self) -> list[tuple[str, int, Any]]:
+    def history(self) -> list[Event]:
         """The current hand's log as this seat saw it: other players' discards show as
-        ``("act", seat, None)`` (a discard happened, the card is secret)."""
+        ``Event(ACT, seat, None)`` (a discard happened, the card is secret)."""
         out = []
         for event in self._game.hand_log():
             kind, who, value = event
-            if kind == "act" and who != self.seat and DISCARD_BASE <= value < PLAY_BASE:
-                event = ("act", who, None)
+            if kind == EventKind.ACT and who != self.seat and DISCARD_BASE <= value < PLAY_BASE:
+                event = Event(EventKind.ACT, who, None)
             out.append(event)
         return out
 

@@ -58,6 +58,7 @@ import numpy as np
 from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
 from allfours_env.cards import NUM_CARD_IDS, NUM_RANKS, RANKS
 from allfours_env.engine import Game
+from allfours_env.events import EventKind
 from allfours_env.rules import Rules
 
 MAX_TRICKS = 21  # 2 players, 6 cards + five runs of 3, no discarding (trinidad)
@@ -86,6 +87,8 @@ RULES_SIZE = 38
 OBS_SIZE = RULES + RULES_SIZE  # 749
 
 _BIDDING_FLAG = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3}
+_ACT, _TRICK, _AWARD, _TURNUP, _TRUMP = (
+    EventKind.ACT, EventKind.TRICK, EventKind.AWARD, EventKind.TURNUP, EventKind.TRUMP)
 _PLAYED_BY_BASE = PLAYED_BY * NUM_CARD_IDS
 _TRICK_BASE = TRICK * NUM_CARD_IDS
 _ORDER_BASE = PLAY_ORDER * NUM_CARD_IDS
@@ -189,7 +192,7 @@ class SeatEncoder:
         seat, n = self.seat, self.n
         held = self._held
         for kind, who, value in log[start:end]:
-            if kind == "act":
+            if kind == _ACT:
                 rel = (who - seat) % n
                 if value >= PLAY_BASE:  # a card played (P6): public
                     card = value - PLAY_BASE
@@ -213,15 +216,15 @@ class SeatEncoder:
                     mv[DISCARDS + rel] = self._dropped[rel] / 15
                 else:
                     mv[BIDDING + _BIDDING_FLAG[value]] = 1.0
-            elif kind == "trick":
+            elif kind == _TRICK:
                 self._on_trick(who, value)
                 mv[CARD_POINTS + self._rel_side[who]] = game.captured_points[game.sides[who]] / 80
-            elif kind == "award":
+            elif kind == _AWARD:
                 scores_dirty = True
-            elif kind == "turnup":
+            elif kind == _TURNUP:
                 self._on_turnup(value)
                 sizes_dirty = True
-            elif kind == "trump":
+            elif kind == _TRUMP:
                 mv[TRUMP + self._trump_slot] = 0.0
                 mv[TRUMP + value] = 1.0
                 self._trump_slot = value

@@ -31,6 +31,7 @@ from typing import Any
 from allfours_env.actions import action_to_str, str_to_action
 from allfours_env.cards import card_str
 from allfours_env.engine import Game, IllegalActionError
+from allfours_env.events import EventKind
 from allfours_env.rules import Rules, RulesError
 
 RECORD_FORMAT = "allfours-record/1"
@@ -42,7 +43,7 @@ class RecordError(ValueError):
 
 def make_record(game: Game) -> dict[str, Any]:
     """Return the record of ``game`` so far (complete once the game is over)."""
-    dealers = [who for kind, who, _ in game.log if kind == "deal"]
+    dealers = [who for kind, who, _ in game.log if kind == EventKind.DEAL]
     return {
         "format": RECORD_FORMAT,
         "rules": game.rules.to_dict(),
@@ -53,7 +54,7 @@ def make_record(game: Game) -> dict[str, Any]:
             {"dealer": dealer, "deck": [card_str(c) for c in deck]}
             for dealer, deck in zip(dealers, game.decks)
         ],
-        "decisions": [[who, action_to_str(value)] for kind, who, value in game.log if kind == "act"],
+        "decisions": [[who, action_to_str(value)] for kind, who, value in game.log if kind == EventKind.ACT],
         "awards": [
             {"deal": deal, "kind": kind, "side": side, "points": points}
             for deal, kind, side, points in game.awards

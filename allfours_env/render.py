@@ -9,6 +9,7 @@ from __future__ import annotations
 from allfours_env.actions import DISCARD_BASE, PLAY_BASE, action_card, action_to_str
 from allfours_env.cards import NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
 from allfours_env.engine import Game
+from allfours_env.events import Event, EventKind
 
 
 def pretty_card(card: int) -> str:
@@ -75,27 +76,27 @@ def render_table(game: Game, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def describe_event(game: Game, event: tuple, seat: int | None = None) -> str | None:
+def describe_event(game: Game, event: Event, seat: int | None = None) -> str | None:
     """One line for a log event as ``seat`` may see it (other players' discards are secret), or
     ``None`` for events not worth a line."""
     kind, who, value = event
-    if kind == "deal":
+    if kind == EventKind.DEAL:
         return f"— deal {value + 1}: player_{who} deals —"
-    if kind == "turnup":
+    if kind == EventKind.TURNUP:
         return f"player_{who} turns up {pretty_card(value)}"
-    if kind == "act":
+    if kind == EventKind.ACT:
         if DISCARD_BASE <= value < PLAY_BASE and seat is not None and who != seat:
             return f"player_{who} discards a card"
         return f"player_{who}: {pretty_action(value)}"
-    if kind == "trump":
+    if kind == EventKind.TRUMP:
         return f"trump is {SUIT_SYMBOLS[value]} {SUIT_NAMES[value]}"
-    if kind == "trick":
+    if kind == EventKind.TRICK:
         return f"player_{who} wins the trick"
-    if kind == "award":
+    if kind == EventKind.AWARD:
         point_kind, points = value
         return f"{side_name(game, who)} scores {points:+d} ({point_kind})"
-    if kind == "thrown_in":
+    if kind == EventKind.THROWN_IN:
         return "the pack ran out during the run: the hand is thrown in"
-    if kind == "game_over":
+    if kind == EventKind.GAME_OVER:
         return f"game over: {side_name(game, who)} won, scores {'-'.join(map(str, value))}"
     return None

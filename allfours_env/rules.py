@@ -9,6 +9,7 @@ R10) can be overridden by keyword. Anything the engine could not play faithfully
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -236,6 +237,13 @@ class Rules:
     def turnup_points(self) -> dict[str, int]:
         """K5 as a dict rank -> points."""
         return dict(self.turnup_scores)
+
+    @functools.cached_property
+    def scoring_plan(self) -> tuple[tuple[str, bool], ...]:
+        """``scoring_order`` with each kind's K11 rule read in advance: ``(kind, scored by its
+        captor)`` pairs, for :class:`allfours_env.scoring.HandScorer`."""
+        captured = {"high": self.high_rule == "captured", "low": self.low_rule == "captured"}
+        return tuple((kind, captured.get(kind, False)) for kind in self.scoring_order)
 
 
 def _normalise(values: dict[str, Any]) -> dict[str, Any]:

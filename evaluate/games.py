@@ -11,11 +11,13 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.arena import derive_seed, play_game
+from agents.arena import play_game
 from agents.base import Agent, make_agent
 from allfours_env.actions import BEG, GIFT, RUN, STAND
 from allfours_env.engine import Game
+from allfours_env.events import EventKind
 from allfours_env.rules import Rules
+from allfours_env.seeding import derive_seed
 from evaluate.schedule import Table, deal_group, game_seed
 
 #: Decision counts kept per side, in this order.
@@ -67,7 +69,7 @@ def summarize_game(game: Game, table: Table, group: int, seating: int, index: in
         awards.setdefault(kind, [0] * num_sides)[side] += points
     decisions = [[0, 0, 0, 0] for _ in range(num_sides)]
     for kind, seat, value in game.log:
-        if kind == "act" and value in _DECISION_SLOT:
+        if kind == EventKind.ACT and value in _DECISION_SLOT:
             decisions[rules.side_of(seat)][_DECISION_SLOT[value]] += 1
     return GameSummary(
         index=index,

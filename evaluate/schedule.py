@@ -26,8 +26,8 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from agents.arena import derive_seed
 from allfours_env.cards import NUM_CARDS
+from allfours_env.seeding import derive_seed
 
 SCHEDULES = ("round-robin", "first-vs-rest")
 

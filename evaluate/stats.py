@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import derive_seed
+from allfours_env.seeding import derive_seed
 from evaluate.games import DECISIONS, GameSummary
 from evaluate.rating import fit_ratings
 from evaluate.schedule import Table

@@ -2,7 +2,7 @@
 is eldest, unless stated)."""
 
 from allfours_env.cards import DIAMONDS, HEARTS, SPADES
-from allfours_env.engine import BEG_PHASE, GAME_OVER, PLAY_PHASE
+from allfours_env.events import Phase
 from conftest import awards_of, hand_scores, play, stacked_game
 
 E1_HANDS = ("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH")
@@ -30,7 +30,7 @@ def test_E1_A_needs_one_point_wins_on_jack_and_game_is_never_scored():
     play(game, "1:stand", *E1_TRICKS)
     assert awards_of(game) == [("high", 0, 1), ("low", 1, 1), ("jack", 0, 1)]
     assert game.scores == [7, 1]
-    assert game.phase == GAME_OVER and game.winner == 0
+    assert game.phase == Phase.GAME_OVER and game.winner == 0
     assert game.legal_actions() == ()
 
 
@@ -71,7 +71,7 @@ def test_E2_game_tie_scores_for_nobody_in_all_fours_and_trinidad():
 
 def test_E2_blind_all_fours_first_lead_makes_diamonds_trump():
     game = stacked_game("blind_all_fours", hands=E2_HANDS)
-    assert game.phase == PLAY_PHASE and game.current_player == 1 and game.trump == -1
+    assert game.phase == Phase.PLAY and game.current_player == 1 and game.trump == -1
     play(game, "1:play TD")
     assert game.trump == DIAMONDS
 
@@ -79,7 +79,7 @@ def test_E2_blind_all_fours_first_lead_makes_diamonds_trump():
 def test_E3_turned_jack_scores_for_the_dealer_at_once_and_stands_after_a_run():
     game = stacked_game(hands=("2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D"), turnup="JH",
                         runs=[(("8C 9C TC", "8D 9D TD"), "5S")], scores=(3, 2))
-    assert game.scores == [4, 2] and game.phase == BEG_PHASE
+    assert game.scores == [4, 2] and game.phase == Phase.BEG
     play(game, "1:beg", "0:run")
     assert game.trump == SPADES
     assert game.scores == [4, 2]
@@ -88,7 +88,7 @@ def test_E3_turned_jack_scores_for_the_dealer_at_once_and_stands_after_a_run():
 
 def test_E3_dealer_on_six_wins_at_the_turnup_before_anyone_acts():
     game = stacked_game(hands=("2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D"), turnup="JH", scores=(6, 2))
-    assert game.phase == GAME_OVER and game.winner == 0 and game.scores == [7, 2]
+    assert game.phase == Phase.GAME_OVER and game.winner == 0 and game.scores == [7, 2]
     assert [kind for kind, _, _ in game.log if kind == "act"] == []
 
 
@@ -119,7 +119,7 @@ def _e4_after_first_trick(preset, n_card):
 def test_E4_hang_jack_scores_three_in_trinidad():
     game = _e4_after_first_trick("trinidad", "5H")
     assert game.captured[1] & game.jack_bit  # E won the trick: EW captured NS's jack
-    while game.phase == PLAY_PHASE and game.hand_number == 0:
+    while game.phase == Phase.PLAY and game.hand_number == 0:
         game.apply(game.legal_actions()[0])
     assert ("hang_jack", 1, 3) in awards_of(game)
     assert not [a for a in awards_of(game) if a[0] == "jack"]

@@ -25,7 +25,11 @@ CASES = [json.loads(line) for line in (GOLDEN / "round1_records.jsonl").read_tex
 COMPARED = ("rules", "first_dealer", "deals", "decisions", "awards", "scores", "winner")
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['preset']}-{c['players']}p-{c['seed']}-{c['agents'][0]}")
+def _case_id(case: dict) -> str:
+    return f"{case['preset']}-{case['players']}p-{case['seed']}-{case['agents'][0]}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_round1_games_are_unchanged(case):
     n = case["players"]
     players = [make_agent(case["agents"][s % 2]) for s in range(n)]
@@ -34,7 +38,7 @@ def test_round1_games_are_unchanged(case):
         assert record[key] == case["record"][key], key
 
 
-@pytest.mark.parametrize("case", CASES[::7], ids=lambda c: f"{c['preset']}-{c['players']}p-{c['seed']}")
+@pytest.mark.parametrize("case", CASES[::7], ids=_case_id)
 def test_round1_records_still_replay(case):
     game = replay(case["record"])
     assert list(game.scores) == case["record"]["scores"]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from allfours_env import Game, Rules, replay
 from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
 from allfours_env.cards import FULL_PACK, cards_of
-from allfours_env.engine import BEG_PHASE, DISCARD_PHASE, GIFT_PHASE
+from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView, known_voids
 from conftest import PRESET_PLAYERS
 
@@ -35,9 +35,9 @@ def reference_legal(game):
     """R3/K15 and the phase rules of §3, written independently of the engine."""
     seat, rules = game.current_player, game.rules
     hand = set(cards_of(game.hands[seat]))
-    if game.phase == BEG_PHASE:
+    if game.phase == Phase.BEG:
         return {STAND, BEG}
-    if game.phase == GIFT_PHASE:
+    if game.phase == Phase.GIFT_OR_RUN:
         blocked = False
         recipients = game.gift_recipients()
         if rules.gift_block == "any_recipient_would_win":
@@ -46,7 +46,7 @@ def reference_legal(game):
             other = (game.dealer + 2) % 3
             blocked = other in recipients and game.scores[other] + rules.gift_points >= rules.target_points
         return {RUN} if blocked else {GIFT, RUN}
-    if game.phase == DISCARD_PHASE:
+    if game.phase == Phase.DISCARD:
         return {DISCARD_BASE + c for c in hand}
     trick = game.trick_cards
     if not trick:

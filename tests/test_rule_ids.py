@@ -8,7 +8,9 @@ import pytest
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.actions import RUN
 from allfours_env.cards import CARD_GAME_POINTS, CLUBS, HEARTS, SPADES, parse_card, parse_cards
-from allfours_env.engine import BEG_PHASE, DISCARD_PHASE, GAME_OVER, GIFT_PHASE, PLAY_PHASE, stack_deck
+from allfours_env.engine import stack_deck
+from allfours_env.events import Phase
+from allfours_env.scoring import game_sides
 from conftest import awards_of, hand_scores, play, stacked_game
 
 
@@ -215,9 +217,8 @@ def test_R8_K12_hang_jack_points_in_two_player_trinidad():
 
 def _tie_game(num_players, dealer, points, **knobs):
     rules = Rules.make("seven_up", num_players, **knobs)
-    game = Game(rules, seed=0, dealer=dealer)
-    game.captured_points = list(points)
-    return [(side, kind) for side, _, kind in game._game_point()]
+    sides = [rules.side_of(seat) for seat in range(num_players)]
+    return [(side, "game") for side in game_sides(rules, points, sides, dealer)]
 
 
 @pytest.mark.parametrize(
@@ -317,7 +318,7 @@ def test_P1_turnup_points_go_to_the_dealers_side_with_partners():
 def test_P2_only_eldest_decides_stand_or_beg():
     game = stacked_game("seven_up", 3, hands=("2C 3C 4C 5C 6C 7C", "2H 3H 4H 5H 6H 7H", "2S 3S 4S 5S 6S 7S"),
                         turnup="9D")
-    assert game.phase == BEG_PHASE and game.current_player == 1
+    assert game.phase == Phase.BEG and game.current_player == 1
     assert legal_texts(game) == ["beg", "stand"]
     with pytest.raises(ValueError):
         game.apply(str_to_action("gift"))
@@ -326,14 +327,14 @@ def test_P2_only_eldest_decides_stand_or_beg():
 def test_P2_stand_fixes_the_proposed_trump_and_eldest_leads():
     game = stacked_game(hands=("2C 3C 4C 5C 6C 7C", "2H 3H 4H 5H 6H 7H"), turnup="9D")
     play(game, "1:stand")
-    assert game.trump == parse_card("9D") // 13 and game.phase == PLAY_PHASE
+    assert game.trump == parse_card("9D") // 13 and game.phase == Phase.PLAY
     assert game.current_player == 1
 
 
 def test_P2_beg_passes_the_decision_to_the_dealer():
     game = stacked_game(hands=("2C 3C 4C 5C 6C 7C", "2H 3H 4H 5H 6H 7H"), turnup="9D")
     play(game, "1:beg")
-    assert game.phase == GIFT_PHASE and game.current_player == 0
+    assert game.phase == Phase.GIFT_OR_RUN and game.current_player == 0
     assert legal_texts(game) == ["gift", "run"]
 
 
@@ -377,7 +378,7 @@ def test_P3_K7_gift_points_override():
 def test_P3_gift_can_win_the_game_for_the_beggar():
     game = stacked_game(hands=THREE_HANDS[:2], turnup="9D", scores=(0, 6))
     play(game, "1:beg", "0:gift")
-    assert game.winner == 1 and game.phase == GAME_OVER
+    assert game.winner == 1 and game.phase == Phase.GAME_OVER
 
 
 def test_P3_K8_non_beggar_3p_blocks_the_gift_when_the_other_opponent_needs_one():
@@ -498,7 +499,7 @@ def test_P4_no_second_beg_after_a_run():
     game = stacked_game(hands=("2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D"), turnup="9H",
                         runs=[(("8C 9C TC", "8D 9D TD"), "4S")])
     play(game, "1:beg", "0:run")
-    assert game.phase == DISCARD_PHASE
+    assert game.phase == Phase.DISCARD
 
 
 # ---------------------------------------------------------------- P5: discards
@@ -508,7 +509,7 @@ def test_P5_eldest_discards_first_one_card_per_decision_then_the_dealer():
                         runs=[(("8C 9C TC", "8H 9H TH", "8S 9S TS"), "QC")])
     play(game, "1:beg", "0:run")
     order = []
-    while game.phase == DISCARD_PHASE:
+    while game.phase == Phase.DISCARD:
         order.append(game.current_player)
         assert legal_texts(game) == sorted(
             "discard " + c for c in __import__("allfours_env").cards.mask_str(
@@ -516,14 +517,14 @@ def test_P5_eldest_discards_first_one_card_per_decision_then_the_dealer():
         game.apply(game.legal_actions()[0])
     assert order == [1, 1, 1, 2, 2, 2, 0, 0, 0]
     assert [h.bit_count() for h in game.hands] == [6, 6, 6]
-    assert game.phase == PLAY_PHASE and game.current_player == 1
+    assert game.phase == Phase.PLAY and game.current_player == 1
 
 
 def test_P5_K10_trinidad_keeps_every_card_and_plays_nine_tricks():
     game = stacked_game("trinidad", hands=("2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D"), turnup="9H",
                         runs=[(("8C 9C TC", "8D 9D TD"), "4S")])
     play(game, "1:beg", "0:run")
-    assert game.phase == PLAY_PHASE and [h.bit_count() for h in game.hands] == [9, 9]
+    assert game.phase == Phase.PLAY and [h.bit_count() for h in game.hands] == [9, 9]
     finish_hand(game)
     assert sum(1 for kind, _, _ in game.log if kind == "trick") == 9
 
@@ -551,7 +552,7 @@ def test_P7_the_next_seat_deals_after_a_completed_hand():
 
 def test_P8_first_lead_fixes_trump_with_no_turnup_beg_gift_or_run():
     game = stacked_game("blind_all_fours", hands=("2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D AH"))
-    assert game.phase == PLAY_PHASE and game.turnups == [] and game.trump == -1
+    assert game.phase == Phase.PLAY and game.turnups == [] and game.trump == -1
     assert len(game.legal_actions()) == 6
     play(game, "1:play AH", "0:play 2C")
     assert game.trump == HEARTS and trick_winners(game) == [1]
@@ -588,4 +589,4 @@ def test_P3_K7_D3_gift_four_players_without_partnerships_every_non_dealer_scores
 def test_D10_zero_point_awards_are_not_recorded():
     game = stacked_game(hands=THREE_HANDS[:2], turnup="9D", gift_points=0)
     play(game, "1:beg", "0:gift")
-    assert awards_of(game) == [] and game.phase == PLAY_PHASE
+    assert awards_of(game) == [] and game.phase == Phase.PLAY

@@ -6,12 +6,12 @@ import pytest
 
 from agents.pimc import side_value, solve_position
 from allfours_env import Game, Rules
-from allfours_env.engine import GAME_OVER, HAND_OVER, PLAY_PHASE
+from allfours_env.events import Phase
 
 
 def brute_force(game: Game, side: int, before: list[int]) -> float:
     """Minimax by trying every legal card with engine copies (no pruning, no shortcuts)."""
-    if game.phase in (GAME_OVER, HAND_OVER):
+    if game.phase in (Phase.GAME_OVER, Phase.HAND_OVER):
         return side_value(before, game, side)
     values = []
     for action in game.legal_actions():
@@ -25,8 +25,8 @@ def late_position(preset, num_players, seed, cards_left, **knobs):
     """A random game stopped in trick play when every hand holds at most ``cards_left`` cards."""
     game = Game(Rules.make(preset, num_players, **knobs), seed=seed, stop_after_hand=True)
     rng = random.Random(seed)
-    while not game.is_over and game.phase != HAND_OVER:
-        if game.phase == PLAY_PHASE and max(h.bit_count() for h in game.hands) <= cards_left:
+    while not game.is_over and game.phase != Phase.HAND_OVER:
+        if game.phase == Phase.PLAY and max(h.bit_count() for h in game.hands) <= cards_left:
             return game
         game.apply(rng.choice(game.legal_actions()))
     return None

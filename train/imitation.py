@@ -26,12 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import derive_seed, play_game
+from agents.arena import play_game
 from agents.base import Agent, make_agent
 from allfours_env.actions import NUM_ACTIONS
 from allfours_env.engine import Game
+from allfours_env.events import EventKind
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import Rules
+from allfours_env.seeding import derive_seed
 
 
 class _Recorder(Agent):
@@ -72,9 +74,9 @@ def hand_returns(game: Game, rows: list[tuple]) -> list[float]:
         side = game.sides[seat]
         total = 0.0
         for kind, who, value in log[index:]:
-            if kind in ("deal", "hand_end"):
+            if kind == EventKind.DEAL or kind == EventKind.HAND_END:
                 break
-            if kind == "award":
+            if kind == EventKind.AWARD:
                 total += value[1] if who == side else -share * value[1]
         out.append(total)
     return out

@@ -8,8 +8,6 @@ drawn by the configured weights from the registered bots and the stored snapshot
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from agents.base import Agent, make_agent
@@ -54,7 +52,3 @@ class OpponentPool:
         agent = make_agent(kind, seed=seed)
         agent.reset(seed)
         return agent
-
-    def describe(self) -> dict[str, Any]:
-        """What the pool holds, for logs."""
-        return {"snapshots": len(self.snapshots), "snapshots_taken": self.added, "mix": self.mix}

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.arena import derive_seed
 from agents.base import make_agent
 from agents.policy import SnapshotAgent, actor_from_sb3
 from allfours_env.observation import OBS_SIZE
+from allfours_env.seeding import derive_seed
 from allfours_env.wrappers import SingleAgentEnv
 from train.config import ConfigError, TrainConfig, from_dict
 from train.selfplay import OpponentPool

@@ -1,5 +1,6 @@
 """Generate golden records and one tournament table from the round-1 code (before refactor)."""
 import json
+
 from agents import make_agent
 from agents.arena import play_game
 from allfours_env import Rules
