@@ -15,7 +15,23 @@ from allfours_env.rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": "allfours_env.aec", "raw_env": "allfours_env.aec", "ENV_ID": "allfours_env.aec"}
+ENV_ID = "allfours/AllFours-v0"
+_LAZY = {"env": "allfours_env.aec", "raw_env": "allfours_env.aec"}
+
+
+def _register() -> None:
+    """Register :data:`ENV_ID` with PettingZoo's registry (PettingZoo >= 1.27), so that
+    ``pettingzoo.make("aec", "allfours/AllFours-v0")`` works once ``allfours_env`` is imported. The
+    environment itself is imported only when it is made; without PettingZoo this does nothing."""
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, register
+    except ImportError:
+        return
+    if ENV_ID not in aec_registry:
+        register("aec", ENV_ID, entry_point="allfours_env.aec:env")
+
+
+_register()
 
 
 def __getattr__(name: str):

@@ -17,12 +17,13 @@ for agent in env.agent_iter():
 | actions | ``Discrete(117)``, identical for every preset and player count |
 | observation | ``{"observation": Box(0, 1, (749,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
 | import | ``allfours_env.env(...)`` (wrapped) or ``allfours_env.raw_env(...)`` |
-| registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env.aec`` is imported |
+| registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env`` is imported |
 
 **Creation.** ``env(preset="seven_up", num_players=2, render_mode=None, episode="game", reward=None,
-**knob_overrides)``. ``preset`` is ``seven_up``, ``all_fours``, ``trinidad`` or ``blind_all_fours``;
-any knob of RULES.md §4 can be overridden by keyword (``target_points=11``). Bad values raise
-:class:`~allfours_env.rules.RulesError` naming the allowed ones. ``env()`` wraps ``raw_env`` in
+**knob_overrides)``, positionally or by keyword. ``preset`` is ``seven_up``, ``all_fours``,
+``trinidad`` or ``blind_all_fours``; any knob of docs/rules.md §4 can be overridden by keyword
+(``target_points=11``). Bad values raise :class:`~allfours_env.rules.RulesError` naming the allowed
+ones. ``env()`` wraps ``raw_env`` in
 ``TerminateIllegalWrapper`` (an illegal move ends the game, the offender gets −1),
 ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``.
 
@@ -88,22 +89,22 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from allfours_env import actions
+from allfours_env import ENV_ID, actions
 from allfours_env.engine import Game
 from allfours_env.events import EventKind, Phase
 from allfours_env.observation import OBS_SIZE, SeatEncoder
 from allfours_env.render import render_table
 from allfours_env.rules import Rules
 
-ENV_ID = "allfours/AllFours-v0"
 EPISODES = ("game", "hand")
 REWARDS = ("win", "points")
 RESET_OPTIONS = ("dealer", "decks", "scores")
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The All Fours AEC environment behind PettingZoo's standard wrappers (see the module doc)."""
-    wrapped: AECEnv = raw_env(**kwargs)
+def env(*args: Any, **kwargs: Any) -> AECEnv:
+    """The All Fours AEC environment behind PettingZoo's standard wrappers (see the module doc);
+    the arguments are those of :class:`raw_env`: ``env("seven_up", 3, target_points=11)``."""
+    wrapped: AECEnv = raw_env(*args, **kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
@@ -333,18 +334,5 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     def close(self) -> None:
         """Nothing to release (no window, no files)."""
 
-
-def _register() -> None:
-    """Register ``allfours/AllFours-v0`` with PettingZoo's registry where the version has one."""
-    try:
-        from pettingzoo import register
-        from pettingzoo.env_registry.registration import aec_registry
-    except ImportError:
-        return
-    if ENV_ID not in aec_registry:
-        register("aec", ENV_ID, entry_point="allfours_env.aec:env")
-
-
-_register()
 
 __all__ = ["ENV_ID", "env", "raw_env"]

@@ -1,4 +1,4 @@
-"""Cards, their text form, and bit-set helpers (RULES.md §1).
+"""Cards, their text form, and bit-set helpers (docs/rules.md §1).
 
 A card is a small integer ``suit * 13 + rank``:
 

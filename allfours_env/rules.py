@@ -1,7 +1,7 @@
-"""The rules configuration: presets by name, knob overrides, validation (RULES.md §4).
+"""The rules configuration: presets by name, knob overrides, validation (docs/rules.md §4).
 
 ``Rules.make("seven_up", num_players=3, target_points=11)`` returns a frozen, validated
-configuration. Every knob K1–K16 of RULES.md §4 (plus ``hand_size`` of R11 and ``scoring_order`` of
+configuration. Every knob K1–K16 of docs/rules.md §4 (plus ``hand_size`` of R11 and ``scoring_order`` of
 R10) can be overridden by keyword. Anything the engine could not play faithfully is rejected with a
 ``RulesError`` that names the problem and the allowed values; nothing is silently coerced.
 """
@@ -23,7 +23,7 @@ class RulesError(ValueError):
 
 SCORING_KINDS = ("high", "low", "jack", "game")
 
-#: Knob values the engine implements, by knob (RULES.md §4; round-2 values arrive with their presets).
+#: Knob values the engine implements, by knob (docs/rules.md §4; round-2 values arrive with their presets).
 CHOICES: Mapping[str, tuple] = MappingProxyType(
     {
         "direction": ("cw", "ccw"),
@@ -78,7 +78,7 @@ _SEVEN_UP: dict[str, Any] = {
     "scoring_order": SCORING_KINDS,  # R10
 }
 
-#: The core presets (RULES.md §4, "round 1"). Each is a complete configuration.
+#: The core presets (docs/rules.md §4, "round 1"). Each is a complete configuration.
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
         "seven_up": MappingProxyType(_SEVEN_UP),
@@ -127,7 +127,7 @@ KNOBS = tuple(_SEVEN_UP)
 class Rules:
     """A complete, validated rules configuration for one game.
 
-    Build it with :meth:`Rules.make`; the fields are the knobs of RULES.md §4 (the comment on each
+    Build it with :meth:`Rules.make`; the fields are the knobs of docs/rules.md §4 (the comment on each
     gives its id). ``players`` (K1) is the set of player counts the configuration allows and
     ``num_players`` the count of this game.
     """
@@ -164,21 +164,7 @@ class Rules:
             raise RulesError(
                 f"unknown preset {preset!r}: choose one of {', '.join(sorted(PRESETS))}"
             )
-        unknown = sorted(set(overrides) - set(KNOBS))
-        if unknown:
-            raise RulesError(
-                f"unknown knob{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
-                f"the knobs are {', '.join(KNOBS)}"
-            )
-        values = dict(PRESETS[preset]) | overrides
-        if values["trump_selection"] != "turnup":
-            idle = sorted(TURNUP_ONLY_KNOBS & set(overrides))
-            if idle:
-                raise RulesError(
-                    f"knob {', '.join(idle)} has no effect with trump_selection="
-                    f"{values['trump_selection']!r} (there is no turn-up, beg, gift or run): "
-                    f"remove the override"
-                )
+        values = _with_overrides(dict(PRESETS[preset]), overrides)
         return cls(preset=preset, num_players=num_players, **_normalise(values))
 
     def __post_init__(self) -> None:
@@ -189,10 +175,7 @@ class Rules:
         values = self.to_dict()
         preset = values.pop("preset")
         num_players = overrides.pop("num_players", values.pop("num_players"))
-        unknown = sorted(set(overrides) - set(KNOBS))
-        if unknown:
-            raise RulesError(f"unknown knob(s) {', '.join(map(repr, unknown))}: see Rules.KNOBS")
-        values |= overrides
+        values = _with_overrides(values, overrides)
         return Rules(preset=preset, num_players=num_players, **_normalise(values))
 
     def to_dict(self) -> dict[str, Any]:
@@ -246,6 +229,27 @@ class Rules:
         return tuple((kind, captured.get(kind, False)) for kind in self.scoring_order)
 
 
+def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` (a complete configuration) with ``overrides`` applied, after checking that every
+    override names a knob and changes something the configuration uses (docs/rules.md D12)."""
+    unknown = sorted(set(overrides) - set(KNOBS))
+    if unknown:
+        raise RulesError(
+            f"unknown knob{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+            f"the knobs are {', '.join(KNOBS)}"
+        )
+    values = values | dict(overrides)
+    if values["trump_selection"] != "turnup":
+        idle = sorted(TURNUP_ONLY_KNOBS & set(overrides))
+        if idle:
+            raise RulesError(
+                f"knob {', '.join(idle)} has no effect with trump_selection="
+                f"{values['trump_selection']!r} (there is no turn-up, beg, gift or run): "
+                f"remove the override"
+            )
+    return values
+
+
 def _normalise(values: dict[str, Any]) -> dict[str, Any]:
     """Turn the friendly forms callers pass (dicts, lists) into the frozen field types."""
     out = dict(values)
@@ -263,7 +267,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _validate(rules: Rules) -> None:
-    """Raise ``RulesError`` for the first knob value the engine cannot play (RULES.md §4)."""
+    """Raise ``RulesError`` for the first knob value the engine cannot play (docs/rules.md §4)."""
     for name, allowed in CHOICES.items():
         value = getattr(rules, name)
         if value not in allowed:

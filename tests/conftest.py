@@ -7,7 +7,7 @@ import pytest
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
 
-#: Every core preset with every player count it allows (RULES.md §4, K1).
+#: Every core preset with every player count it allows (docs/rules.md §4, K1).
 PRESET_PLAYERS = [
     ("seven_up", 2), ("seven_up", 3), ("seven_up", 4),
     ("all_fours", 2), ("all_fours", 3), ("all_fours", 4),

@@ -84,7 +84,7 @@ def test_malformed_decks_are_rejected_with_a_clear_message(deck, message):
 
 # ---------------------------------------------------------------- rules
 
-TABLE = {  # RULES.md §4, K1..K16 per preset
+TABLE = {  # docs/rules.md §4, K1..K16 per preset
     "seven_up": dict(players=(2, 3, 4), direction="cw", trump_selection="turnup",
                      turnup_scores=(("J", 1),), run_turnup_scoring="only_if_sets_trump", gift_points=1,
                      gift_recipients="all_dealer_opponents", gift_block="non_beggar_3p",
@@ -122,6 +122,15 @@ def test_overrides_apply_and_survive_a_dict_round_trip():
     assert rules.target_points == 11 and rules.turnup_points == {"J": 1, "A": 2}
     assert Rules.from_dict(rules.to_dict()) == rules
     assert rules.replace(target_points=5).target_points == 5
+
+
+def test_D12_replace_applies_the_same_checks_as_make():
+    blind = Rules.make("blind_all_fours", 2)
+    with pytest.raises(RulesError, match="gift_points has no effect with trump_selection='first_lead'"):
+        blind.replace(gift_points=2)
+    with pytest.raises(RulesError, match="unknown knob 'colour': the knobs are players, "):
+        blind.replace(colour="red")
+    assert blind.replace(num_players=3).num_players == 3
 
 
 def test_sides_and_partnerships():

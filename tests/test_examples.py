@@ -1,4 +1,4 @@
-"""The worked examples of RULES.md §5, one test each (2 players: A = player_0 deals, B = player_1
+"""The worked examples of docs/rules.md §5, one test each (2 players: A = player_0 deals, B = player_1
 is eldest, unless stated)."""
 
 from allfours_env.cards import DIAMONDS, HEARTS, SPADES

@@ -1,4 +1,4 @@
-"""One or more tests per rule id of RULES.md §2–§3 (R1–R11, P1–P8) and the knobs that change them.
+"""One or more tests per rule id of docs/rules.md §2–§3 (R1–R11, P1–P8) and the knobs that change them.
 
 Unless stated: 2 players, player_0 deals, player_1 is eldest.
 """
