@@ -156,9 +156,11 @@ def as_record(source: RecordSource) -> Mapping[str, Any]:
     return source
 
 
-def save_record(record: Mapping[str, Any], path: str | Path) -> None:
-    """Write a record as JSON."""
-    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+def save_record(record: Mapping[str, Any], path: str | Path, *, overwrite: bool = True) -> None:
+    """Write a record as JSON; with ``overwrite=False`` only as a new file (``FileExistsError``
+    if ``path`` exists)."""
+    with open(path, "w" if overwrite else "x", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, indent=1) + "\n")
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:

@@ -23,8 +23,9 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
+from agents.cli import OneLineParser
 from evaluate.output import OutputFolder
 from evaluate.schedule import SCHEDULES
 from evaluate.tournament import Tournament, TournamentError
@@ -32,16 +33,9 @@ from evaluate.tournament import Tournament, TournamentError
 PROG = "allfours-evaluate"
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (and exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{PROG}: error: {message} (see --help)\n")
-
-
 def parser() -> argparse.ArgumentParser:
     """The command-line options."""
-    p = _Parser(
+    p = OneLineParser(
         prog=PROG,
         description="Duplicate tournament between All Fours agents: every pairing plays the same deals "
         "with the seats rotated; prints a leaderboard and saves JSON, CSV and a plot.",
