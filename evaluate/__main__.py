@@ -97,6 +97,8 @@ def check_options(args: argparse.Namespace) -> None:
     """Options that contradict each other or are out of range (TournamentError)."""
     if args.workers < 1:
         raise TournamentError(f"--workers must be at least 1, got {args.workers}")
+    if args.out is not None and not args.out.strip():
+        raise TournamentError("--out needs a folder name, got an empty one")
     if args.no_save:
         clash = [name for name, given in (("--out", args.out is not None), ("--overwrite", args.overwrite),
                                           ("--records", args.records)) if given]

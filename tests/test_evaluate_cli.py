@@ -202,6 +202,7 @@ def test_overwrite_replaces_the_results_and_drops_stale_files(tmp_path, capsys):
     ("file", ["--out", "{tmp}/taken"], r"--out .*taken is a file, not a folder"),
     ("file", ["--out", "{tmp}/taken/sub"], r"cannot create the results folder .*taken/sub"),
     (None, ["--overwrite"], r"--overwrite replaces the results in --out DIR: give --out"),
+    (None, ["--out", " "], r"--out needs a folder name, got an empty one"),
     (None, ["--no-save", "--out", "{tmp}/x"], r"--no-save writes no files: drop --out"),
     (None, ["--no-save", "--records"], r"--no-save writes no files: drop --records"),
 ])
