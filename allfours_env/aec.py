@@ -52,7 +52,7 @@ up and scoring happen inside ``step``. A decision with one legal action is still
 Card id = ``suit * 13 + rank`` with suits C D H S and ranks 2 … A. ``raw_env.action_to_str(i)`` and
 ``raw_env.str_to_action("play AS")`` convert.
 
-**What ``step`` accepts** (:func:`action_id`): exactly an integer id 0–116 — a Python ``int``, a
+**What ``step`` accepts** (:func:`as_action_id`): exactly an integer id 0–116 — a Python ``int``, a
 numpy integer (``np.int32``, ``np.int64``) or a 0-d numpy integer array (what
 ``model.predict`` returns). Anything else — ``True``, ``0.9``, ``"1"``, ``None`` for an agent still
 to move — raises ``TypeError``, an id out of range raises ``ValueError``, naming the value, in
@@ -123,31 +123,9 @@ def env(*args: Any, **kwargs: Any) -> AECEnv:
     return wrapped
 
 
-def action_id(action: Any) -> int:
-    """``action`` as an action id, checked: a Python ``int``, a numpy integer or a 0-d numpy integer
-    array in 0..116. Raises ``TypeError`` for anything else (bools, floats, text, ``None``) and
-    ``ValueError`` for an id out of range, each naming the value; nothing is coerced."""
-    if isinstance(action, int | np.integer) and not isinstance(action, bool):
-        value = int(action)
-    elif isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        value = int(action)
-    else:
-        raise TypeError(
-            f"an action is an integer id 0..{actions.NUM_ACTIONS - 1} (int or numpy integer), got "
-            f"{type(action).__name__} {action!r}; the ids are listed in allfours_env.actions and "
-            f"str_to_action('play AS') converts text"
-        )
-    if not 0 <= value < actions.NUM_ACTIONS:
-        raise ValueError(
-            f"action {value} is out of range: action ids are 0..{actions.NUM_ACTIONS - 1} "
-            f"(see allfours_env.actions)"
-        )
-    return value
-
-
 class CheckedActionWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper`` that says what is wrong: an action for an agent still
-    to move must pass :func:`action_id` (``TypeError`` / ``ValueError`` naming it), checked before
+    to move must pass :func:`as_action_id` (``TypeError`` / ``ValueError`` naming it), checked before
     ``TerminateIllegalWrapper`` indexes the action mask with it (where ``True`` used to select the
     whole mask). ``None`` for an agent whose episode has ended passes, as in PettingZoo."""
 
@@ -319,14 +297,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self.render()
 
     def check_action(self, action: Any) -> int:
-        """The action id of the agent to move, checked by :func:`action_id`; ``None`` gets its own
+        """The action id of the agent to move, checked by :func:`as_action_id`; ``None`` gets its own
         message (it is the action of an agent whose episode has ended)."""
         if action is None:
             raise TypeError(
                 f"step(None) is only for an agent whose episode has ended; {self.agent_selection} is "
                 f"to move: give an action id 0..{actions.NUM_ACTIONS - 1} from its action mask"
             )
-        return action_id(action)
+        return actions.as_action_id(action)
 
     def _pay_rewards(self, since: int) -> bool:
         """Turn the awards logged since index ``since`` (or the win) into rewards (zero-sum);
@@ -409,4 +387,4 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         """Nothing to release (no window, no files)."""
 
 
-__all__ = ["ENV_ID", "CheckedActionWrapper", "action_id", "env", "raw_env"]
+__all__ = ["ENV_ID", "CheckedActionWrapper", "env", "raw_env"]

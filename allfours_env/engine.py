@@ -34,6 +34,7 @@ from allfours_env.actions import (
     RUN,
     STAND,
     action_to_str,
+    as_action_id,
 )
 from allfours_env.cards import (
     CARD_GAME_POINTS,
@@ -311,7 +312,7 @@ class Game:
         """Make ``current_player``'s decision ``action``; chance and scoring then run to the next
         decision. An illegal action raises :class:`IllegalActionError` and changes nothing."""
         if type(action) is not int:
-            action = _as_action_id(action)
+            action = as_action_id(action)
         phase = self.phase
         seat = self.current_player
         if phase == PLAY_PHASE:
@@ -713,19 +714,6 @@ class Game:
             f"<Game {self.rules.preset} {self.n}p dealer={self.dealer} phase={self.phase_name} "
             f"to_move={self.current_player} trump={trump} scores={self.scores} hands=[{hands}]>"
         )
-
-
-def _as_action_id(action: Any) -> int:
-    """Accept ``int``-like action ids (``numpy.int64`` ...) without coercing anything else."""
-    if isinstance(action, bool):
-        raise TypeError("an action id is an integer, not a bool")
-    try:
-        return action.__index__()
-    except AttributeError:
-        raise TypeError(
-            f"an action id is an integer (see allfours_env.actions), got {type(action).__name__} "
-            f"{action!r}; use str_to_action() for text such as 'play AS'"
-        ) from None
 
 
 def stack_deck(

@@ -24,7 +24,7 @@ callable ``policy(observation) -> action``.
 learner decide for both seats of its side; pass a policy to have the partner played by it.
 
 **Actions.** ``step`` takes exactly an integer action id 0–116: a Python ``int``, a numpy integer or
-a 0-d numpy integer array (:func:`allfours_env.aec.action_id`). Anything else (``True``, ``0.9``,
+a 0-d numpy integer array (:func:`allfours_env.actions.as_action_id`). Anything else (``True``, ``0.9``,
 ``"1"``, ``None``) raises ``TypeError`` and an id out of range ``ValueError``, in either mode below:
 nothing is coerced. ``step`` before ``reset()``, or after the episode has ended, raises
 ``RuntimeError`` saying to call ``reset()``.
@@ -55,7 +55,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from allfours_env.aec import action_id, raw_env
+from allfours_env.actions import as_action_id
+from allfours_env.aec import raw_env
 from allfours_env.engine import IllegalActionError
 from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
 from allfours_env.knowledge import SeatView
@@ -170,7 +171,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self._ended:
             raise RuntimeError("the episode has ended (step returned terminated=True): call reset() "
                                "to start the next one")
-        action = action_id(action)
+        action = as_action_id(action)
         if not self._observation["action_mask"][action]:
             return self._illegal(action)
         self.aec.step(action)
