@@ -18,7 +18,7 @@ import numpy as np
 from agents.base import Agent, AgentError
 from allfours_env.actions import NUM_ACTIONS
 from allfours_env.knowledge import SeatView
-from allfours_env.observation import OBS_SIZE
+from allfours_env.observation import OBS_SIZE, OBS_SIZE_V1
 
 _ACTIVATIONS = {
     "Tanh": np.tanh,
@@ -37,9 +37,12 @@ class NumpyActor:
         self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.activation = activation
         self._act = _ACTIVATIONS[activation]
+        self.inputs = self.layers[0][0].shape[0]
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        x = np.asarray(observation, np.float32)
+        """The action logits for an observation: the network reads its first ``inputs`` entries (a
+        policy of layout version 1 reads the 749 that version 2 keeps unchanged)."""
+        x = np.asarray(observation, np.float32)[..., : self.inputs]
         last = len(self.layers) - 1
         for i, (weight, bias) in enumerate(self.layers):
             x = x @ weight + bias
@@ -123,7 +126,7 @@ def load_model(path: str | Path):
     shape = getattr(model.observation_space, "shape", None)
     # a privileged critic (agents.critic_policy) sees more than the actor; the actor must fit OBS_SIZE
     actor_inputs = getattr(model.policy, "actor_inputs", shape[0] if shape else None)
-    if actor_inputs != OBS_SIZE or getattr(model.action_space, "n", None) != NUM_ACTIONS:
+    if actor_inputs not in (OBS_SIZE_V1, OBS_SIZE) or getattr(model.action_space, "n", None) != NUM_ACTIONS:
         raise AgentError(
             f"{path} was trained for observations {shape} and {getattr(model.action_space, 'n', '?')} "
             f"actions; this version of allfours uses ({OBS_SIZE},) and {NUM_ACTIONS}"

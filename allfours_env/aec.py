@@ -102,7 +102,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from allfours_env import ENV_ID, actions
-from allfours_env.engine import Game
+from allfours_env.engine import MAX_HANDS, Game
 from allfours_env.events import EventKind, Phase
 from allfours_env.observation import OBS_SIZE, SeatEncoder
 from allfours_env.render import render_table
@@ -162,11 +162,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         render_mode: str | None = None,
         episode: str = "game",
         reward: str | None = None,
+        max_hands: int | None = MAX_HANDS,
         **knob_overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, **knob_overrides)
+        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, max_hands,
+                          **knob_overrides)
         super().__init__()
         self.rules = Rules.make(preset, num_players, **knob_overrides)
+        if max_hands is not None and (not isinstance(max_hands, int) or isinstance(max_hands, bool)
+                                      or max_hands < 1):
+            raise ValueError(f"max_hands must be None or a whole number >= 1, got {max_hands!r}")
+        self.max_hands = max_hands
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'human' or 'ansi'")
         if episode not in EPISODES:
@@ -200,6 +206,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._mask_views = [memoryview(mask) for mask in self._masks]
         self._mask_bits = [0] * n
         self._rewards_paid = False
+        self._truncated = False
         self.np_random, _ = seeding.np_random(None)
         self.game: Game | None = None
 
@@ -252,6 +259,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        self._truncated = False
         self.infos = {agent: {} for agent in self.agents}
         self._rewards_paid = False
         if self._pay_rewards(seen):  # a turn-up can score before anyone acts (P1)
@@ -290,6 +298,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._accumulate_rewards()
         if game.current_player >= 0:
             self.agent_selection = self.possible_agents[game.current_player]
+            if self.episode == "game" and self.max_hands is not None and game.hand_number >= self.max_hands:
+                self.truncations = dict.fromkeys(self.agents, True)  # the safety cap (MAX_HANDS)
+                self._truncated = True
         else:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.n]
@@ -331,7 +342,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         seat = self._seat[agent]
         observation = self._encoders[seat].update().copy()
         game = self.game
-        if seat != game.current_player:
+        if seat != game.current_player or self._truncated:
             return {"observation": observation, "action_mask": self._zero_mask.copy()}
         bits = game.legal_action_bits()
         changed = bits ^ self._mask_bits[seat]
