@@ -32,6 +32,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.base import Agent, AgentError, available_agents, make_agent, parse_spec
+from agents.policy import warn_unfit
 from allfours_env.actions import (
     BEG,
     DISCARD_BASE,
@@ -461,6 +462,7 @@ def setup(args: argparse.Namespace, *, input_fn: Callable[[str], str], output: T
     for s, spec in specs.items():
         bots[s] = make_agent(spec, seed=derive_seed(seed, "build", s))
         bots[s].reset(derive_seed(seed, "agent", s))
+    warn_unfit(bots.values(), rules)  # a policy trained for another game: one line on stderr
     game = Game(rules, seed=seed)
     session = TerminalGame(game, args.seat, bots, input_fn=input_fn, output=output, delay=args.delay)
     direction = "clockwise" if rules.direction == "cw" else "anticlockwise"
