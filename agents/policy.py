@@ -205,10 +205,16 @@ def fit_warning(agent: Agent, rules: Rules) -> str | None:
             f"{describe_game(rules.preset, rules.num_players, overrides)}: expect weak play")
 
 
+def _with_parts(agent: Agent) -> list[Agent]:
+    """The agent and the agents it is made of (the parts of ``split:``), recursively."""
+    return [agent, *(a for part in getattr(agent, "parts", {}).values() for a in _with_parts(part))]
+
+
 def warn_unfit(agents: Iterable[Agent], rules: Rules, stream: TextIO | None = None) -> list[str]:
-    """Print :func:`fit_warning` for every agent trained for another game than ``rules`` on
-    ``stream`` (default stderr); return those warnings."""
-    warnings = list(dict.fromkeys(w for w in (fit_warning(agent, rules) for agent in agents) if w))
+    """Print :func:`fit_warning` for every agent (or part of one) trained for another game than
+    ``rules`` on ``stream`` (default stderr); return those warnings."""
+    warnings = list(dict.fromkeys(w for agent in agents for part in _with_parts(agent)
+                                  if (w := fit_warning(part, rules))))
     for warning in warnings:
         print(warning, file=stream or sys.stderr)
     return warnings

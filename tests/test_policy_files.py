@@ -131,6 +131,8 @@ def test_a_policy_trained_for_another_game_gets_a_one_line_warning(tmp_path, cap
     assert warn_unfit([shipped, make_agent("random")], Rules.make("trinidad", 4)) == [
         fit_warning(shipped, Rules.make("trinidad", 4))]
     assert capsys.readouterr().err.count("\n") == 1
+    split = make_agent(f"split:bid=ppo:{SHIPPED},play=heuristic")
+    assert warn_unfit([split], Rules.make("seven_up", 3)) == [fit_warning(shipped, Rules.make("seven_up", 3))]
 
 
 def test_the_tournament_and_the_trainer_warn_when_a_policy_meets_another_game(capsys):

@@ -107,7 +107,7 @@ def refused_changes(saved: TrainConfig, config: TrainConfig) -> list[str]:
     return [key for key in new if (key in FIXED or key.startswith(FIXED_SECTIONS)) and old[key] != new[key]]
 
 
-def prepare(config: TrainConfig, resume: str | Path | None = None, *, log=print) -> Start:
+def prepare(config: TrainConfig, resume: str | Path | None = None) -> Start:
     """Check everything about a run before anything is built or written (see the module docstring);
     raises ConfigError with one line naming the problem."""
     from train import imitation

@@ -43,7 +43,7 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     :class:`~train.config.ConfigError` before anything is written."""
     import torch
 
-    start = runs.prepare(config, resume, log=log)
+    start = runs.prepare(config, resume)
     torch.set_num_threads(config.torch_threads)  # small networks: more threads only add overhead
     out = start.out
     env = make_vec_env(config)
