@@ -366,3 +366,34 @@ def test_average_since_makes_the_final_model_the_mean_of_the_late_checkpoints(tm
     weights = [npz(out / "checkpoints" / f"step_{n}.npz")["action_net.bias"] for n in (512, 1024)]
     np.testing.assert_allclose(npz(out / "model.npz")["action_net.bias"], (weights[0] + weights[1]) / 2,
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("players, share", [(2, 1 / 2), (3, 1 / 3), (4, 1 / 2)])
+def test_the_learning_curve_draws_the_fair_share_of_the_game(players, share, tmp_path, monkeypatch):
+    import matplotlib.axes
+
+    from train.curve import plot_curve
+    from train.evaluation import fair_share
+
+    drawn = []
+    real = matplotlib.axes.Axes.axhline
+    monkeypatch.setattr(matplotlib.axes.Axes, "axhline",
+                        lambda self, y=0, *args, **kwargs: drawn.append(y) or real(self, y, *args, **kwargs))
+    rows = [{"timesteps": 1, "opponent": "random", "win_rate": 0.5, "ci_low": 0.4, "ci_high": 0.6}]
+    assert plot_curve(rows, tmp_path / "curve.png", fair_share(load(None, [f"num_players={players}"])))
+    assert drawn == [pytest.approx(share)]
+
+
+def test_three_player_evaluation_gives_each_opponent_its_own_table():
+    from agents.policy import NumpyActor
+    from train.evaluation import evaluate, scores
+
+    rng = np.random.default_rng(0)
+    actor = NumpyActor([(rng.normal(size=(OBS_SIZE, 117)), np.zeros(117))], "relu")
+    config = load(None, ["num_players=3"])
+    results = evaluate(actor, config, ["random", "heuristic"], games=6, seed=0)
+    assert [sorted(result.labels) for _, result in results] == [
+        ["learner", "random", "random#2"], ["heuristic", "heuristic#2", "learner"]]
+    numbers = scores(results)
+    assert numbers["random"]["opponents"] == ["random", "random#2"]
+    assert numbers["heuristic"]["opponents"] == ["heuristic", "heuristic#2"]
