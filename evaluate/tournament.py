@@ -25,7 +25,7 @@ from agents.policy import warn_unfit
 from allfours_env.rules import Rules, RulesError
 from evaluate.games import GameSummary, GroupPlayer
 from evaluate.parallel import run_in_pool, run_in_process
-from evaluate.schedule import SCHEDULES, Table, make_tables
+from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
 from evaluate.stats import summarize
 
 AgentSource = str | Agent
@@ -182,8 +182,8 @@ class Tournament:
         the number of games just finished. Ctrl-C stops early and returns what finished."""
         if not _is_int(workers) or workers < 1:
             raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
-        items = [(t.index, g) for t in self.tables for g in range(t.groups)]
-        workers = min(workers, len(items))
+        groups = sum(t.groups for t in self.tables)
+        workers = min(workers, groups)
         if workers > 1:
             try:
                 pickle.dumps(self.sources)
@@ -208,10 +208,10 @@ class Tournament:
                 # reuse the agents built to check the input
                 player = GroupPlayer(self.rules, self.sources, self.seed, self.tables, self.records,
                                      prebuilt=self.built)
-                interrupted = run_in_process(player, items, on_games)
+                interrupted = run_in_process(player, work_items(self.tables), on_games)
             else:
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted = run_in_pool(args, items, workers, on_games)
+                interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games)
         finally:
             if bar is not None:
                 bar.close()

@@ -17,24 +17,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
 
 from agents.base import AgentError
+from agents.cli import OneLineParser
 from allfours_env.rules import RulesError
 from train.config import ConfigError, load
 
 PROG = "python -m train"
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (and exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None,
                    help="config name in train/configs (quick, full) or a TOML file (default: quick; "
                         "with --resume: the run's own config)")

@@ -21,11 +21,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from agents import policy_file
+from agents.cli import OneLineParser
 from agents.policy import NumpyActor, save_policy
 from train.checkpoints import (
     Checkpoint,
@@ -128,15 +129,9 @@ def _metadata(paths: list[Path], newest: Checkpoint) -> dict[str, Any]:
             "config": newest.config.to_dict(), "seed": newest.config.seed, "timesteps": newest.step}
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (and exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sources", nargs="+", metavar="CHECKPOINT_OR_RUN",
                    help="checkpoint step_<N>.npz files and run folders")
     p.add_argument("--since", type=int, default=0,

@@ -23,10 +23,11 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from agents import policy_file
 from agents.base import AgentError
+from agents.cli import OneLineParser
 from agents.policy import actor_from_sb3, save_policy
 from allfours_env.rules import Rules, RulesError
 from train.checkpoints import FOLDER, snapshot_arrays
@@ -133,15 +134,9 @@ def convert_run(source: Path, out: Path) -> list[Path]:
     return written
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (and exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="an old model .zip, or an old run folder")
     p.add_argument("--trust", action="store_true",
                    help="required: converting unpickles the files, which runs any code they hold")
