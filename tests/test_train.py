@@ -105,19 +105,32 @@ def test_resume_of_a_finished_run_says_to_raise_the_budget(trained, capsys):
     assert files_of(trained) == before
 
 
-@pytest.mark.parametrize("override, key", [
-    ("num_players=3", "num_players"), ("preset=all_fours", "preset"), ("ppo.privileged_critic=true",
-                                                                         "ppo.privileged_critic"),
-    ("ppo.net_arch=[64]", "ppo.net_arch"), ("seed=5", "seed"), ("reward=win", "reward"),
-    ("imitation.teacher=random", "imitation.teacher"),
+@pytest.mark.parametrize("override, key, why", [
+    ("num_players=3", "num_players", "another run"), ("preset=all_fours", "preset", "another run"),
+    ("seed=5", "seed", "another run"), ("reward=win", "reward", "another run"),
+    ("ppo.privileged_critic=true", "ppo.privileged_critic", "network is fixed"),
+    ("ppo.net_arch=[64]", "ppo.net_arch", "network is fixed"),
+    ("imitation.teacher=random", "imitation.teacher", "warm start is over"),
 ])
 def test_a_resume_that_would_make_another_run_is_refused_before_anything_is_written(
-        trained, override, key, capsys):
+        trained, override, key, why, capsys):
     before = files_of(trained)
     assert main(["--resume", str(trained), "--timesteps", "1536", "--set", override]) == 2
     err = capsys.readouterr().err
-    assert key in err and "another run" in err and err.count("\n") == 1
+    assert key in err and why in err and err.count("\n") == 1
     assert files_of(trained) == before
+
+
+def test_a_branch_may_change_the_reward_or_the_game_but_not_the_network(trained, tmp_path, capsys):
+    checkpoint = str(trained / "checkpoints" / "step_512.npz")
+    assert main(["--resume", checkpoint, "--out", str(tmp_path / "net"), "--set", "ppo.net_arch=[64]"]) == 2
+    assert "network is fixed" in capsys.readouterr().err and not (tmp_path / "net").exists()
+    branch = tmp_path / "game_reward"
+    assert main(["--resume", checkpoint, "--out", str(branch), "--set", "episode=game", "reward=win",
+                 "--no-progress"]) == 0
+    config = json.loads((branch / "config.json").read_text())
+    assert (config["episode"], config["reward"]) == ("game", "win")
+    assert json.loads((branch / "model.json").read_text())["timesteps"] == 1024
 
 
 def test_resume_rejects_a_corrupt_checkpoint(tmp_path, capsys):

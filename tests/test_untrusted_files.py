@@ -194,7 +194,7 @@ def _bad_inputs(run: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
          "eval.opponents 'ppo:missing.zip': no policy file"),
         (["--set", *TINY, "--timesteps", "lots", "--out", str(run)], "invalid int value"),
         (["--resume", str(truncated), "--timesteps", "1024"], "not a policy weights file"),
-        (["--resume", str(run), "--timesteps", "2000000", "--config", "full"], "another run"),
+        (["--resume", str(run), "--timesteps", "2000000", "--config", "full"], "network is fixed"),
         (["--set", *TINY, "imitation.teacher=random", f"imitation.dataset={dataset}", "--out", str(run)],
          "imitation.dataset"),
     ]

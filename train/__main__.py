@@ -8,8 +8,9 @@
 
 ``--resume RUN`` continues the run in RUN from its newest checkpoint with its own saved config
 (``--set`` may change what can change mid-run: the budget, the opponent mix, PPO's step settings,
-evaluation; not the game, the network or the seed); with ``--out`` it starts a new run from the
-checkpoint instead. Bad input (an unknown config key, a bad value, an unusable output folder, agent
+evaluation; not the game, the reward, the network or the seed); with ``--out`` it branches a new run
+from the checkpoint instead, which may change the game, reward or seed but not the network.
+Bad input (an unknown config key, a bad value, an unusable output folder, agent
 or checkpoint) prints one line and exits 2 before anything is written.
 """
 

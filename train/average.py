@@ -38,7 +38,7 @@ from train.checkpoints import (
 )
 from train.config import ConfigError, flatten
 from train.model import load_policy_arrays, network_arrays
-from train.runs import FIXED, check_writable
+from train.runs import IDENTITY, check_writable
 
 PROG = "python -m train.average"
 
@@ -71,7 +71,7 @@ def mean_weights(paths: list[Path]) -> tuple[Checkpoint, dict[str, np.ndarray]]:
         raise ConfigError("no checkpoints to average")
     newest = read_checkpoint(paths[-1])
     reference = network_arrays(newest.arrays)
-    identity = {key: value for key, value in flatten(newest.config.to_dict()).items() if key in FIXED}
+    identity = {key: value for key, value in flatten(newest.config.to_dict()).items() if key in IDENTITY}
     total = {name: array.astype(np.float64) for name, array in reference.items()}
     for path in paths[:-1]:
         checkpoint = read_checkpoint(path)

@@ -6,8 +6,10 @@ checkpoint:
 
 * ``python -m train --resume RUN`` continues *that* run, in its folder, from its newest checkpoint
   and with its own saved config (:func:`resume_config`); ``--set``/``--timesteps`` change only what
-  may change mid-run (:data:`FIXED` may not) — raise ``total_timesteps`` to train further;
-* with ``--out NEW`` it branches instead: a new run in ``NEW`` that starts from the checkpoint.
+  may change mid-run (not :data:`IDENTITY`) — raise ``total_timesteps`` to train further;
+* with ``--out NEW`` it branches instead: a new run in ``NEW`` that starts from the checkpoint and may
+  change its game, reward or seed too (fine-tuning). Neither may change the network
+  (:data:`NETWORK`) or the warm start (``imitation.*``), which is over.
 
 :func:`prepare` checks everything — the config's types and ranges, the output folder (a folder,
 writable), the checkpoint (readable, of this game and network, not behind a later one of its run),
@@ -39,11 +41,10 @@ from train.config import (
     validate,
 )
 
-#: Settings a resumed run keeps: its game, its network, its seed and (every ``imitation.*``) its
-#: warm start, which is over. Changing one would make it another run.
-FIXED = ("preset", "num_players", "knobs", "episode", "reward", "seed", "ppo.net_arch", "ppo.activation",
-         "ppo.privileged_critic")
-FIXED_SECTIONS = ("imitation.",)
+#: The settings that shape the network: a checkpoint's weights fit no other.
+NETWORK = ("ppo.net_arch", "ppo.activation", "ppo.privileged_critic")
+#: What makes a run the run it is (with its network): continuing it in place keeps them.
+IDENTITY = ("preset", "num_players", "knobs", "episode", "reward", "seed", *NETWORK)
 
 
 @dataclass
@@ -101,10 +102,12 @@ def resume_config(resume: str | Path, config_name: str | None, overrides: list[s
     return from_dict(data)
 
 
-def refused_changes(saved: TrainConfig, config: TrainConfig) -> list[str]:
-    """The settings of :data:`FIXED` that ``config`` changes from the run's ``saved`` config."""
+def refused_changes(saved: TrainConfig, config: TrainConfig, branch: bool) -> list[str]:
+    """The settings ``config`` changes from the checkpoint's ``saved`` config that a resumed run may
+    not change: the network and the warm start, and when it continues in place its identity."""
     old, new = flatten(saved.to_dict()), flatten(config.to_dict())
-    return [key for key in new if (key in FIXED or key.startswith(FIXED_SECTIONS)) and old[key] != new[key]]
+    fixed = NETWORK if branch else IDENTITY
+    return [key for key in new if (key in fixed or key.startswith("imitation.")) and old[key] != new[key]]
 
 
 def prepare(config: TrainConfig, resume: str | Path | None = None) -> Start:
@@ -118,19 +121,21 @@ def prepare(config: TrainConfig, resume: str | Path | None = None) -> Start:
     start = Start(out=out)
     if resume:
         checkpoint = checkpoints.read_checkpoint(checkpoints.find(resume))
-        changed = refused_changes(checkpoint.config, config)
+        run = checkpoint.run
+        start.continues = run is not None and out.resolve() == run.resolve()
+        changed = refused_changes(checkpoint.config, config, branch=not start.continues)
         if changed:
             key = changed[0]
-            raise ConfigError(
-                f"--resume continues the run of {checkpoint.path}, which keeps its {key} = "
-                f"{flatten(checkpoint.config.to_dict())[key]!r} (asked: {flatten(config.to_dict())[key]!r}): "
-                f"another {key} is another run; start it afresh, without --resume")
+            was, asked = flatten(checkpoint.config.to_dict())[key], flatten(config.to_dict())[key]
+            why = ("its network is fixed" if key in NETWORK else "its warm start is over"
+                   if key.startswith("imitation.") else
+                   "another one is another run: branch a new run from it with --out NEW_FOLDER")
+            raise ConfigError(f"--resume {checkpoint.path}: the run has {key} = {was!r} (asked: {asked!r}); "
+                              f"{why}")
         if checkpoint.step >= config.total_timesteps:
             raise ConfigError(f"the checkpoint is at {checkpoint.step:,} timesteps and total_timesteps is "
                               f"{config.total_timesteps:,}: raise total_timesteps (--timesteps N) "
                               f"to train further")
-        run = checkpoint.run
-        start.continues = run is not None and out.resolve() == run.resolve()
         if start.continues:
             newest = checkpoints.list_checkpoints(run)[-1]
             if newest.resolve() != checkpoint.path.resolve():
