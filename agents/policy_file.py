@@ -182,8 +182,12 @@ def write(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any])
     """Write ``arrays`` to ``path`` (``.npz``) and ``meta`` (starting with :func:`header`) beside it."""
     path = Path(path)
     check_header(meta, path)
+    arrays = {name: np.asarray(array) for name, array in arrays.items()}
+    odd = [name for name, array in arrays.items() if array.dtype.kind != "f"]
+    if odd:  # anything else could be pickled by numpy, and would not load back
+        raise ValueError(f"a policy file holds float arrays only, not {odd[0]!r} ({arrays[odd[0]].dtype})")
     with path.open("wb") as handle:
-        np.savez(handle, **{name: np.asarray(array) for name, array in arrays.items()})
+        np.savez(handle, **arrays)
     metadata_path(path).write_text(json.dumps(meta, indent=1) + "\n")
     return path
 
