@@ -9,9 +9,9 @@ turn-ups, the bidding and the auction, the observer's own discards, the draws it
 captured cards, and the voids play revealed. It never holds what the seat cannot know: other hands,
 other players' discards, the order of the stock, a card drawn face down by another player.
 
-**Layout version 2.** The first 749 entries (version 1, round 1) keep their meaning, so a policy
-trained on version 1 plays on by reading the first 749 entries; the round-2 presets add the block
-from index 749 on.
+**Entries are only ever appended** (:data:`OBS_LAYOUT` numbers their meaning): the first 749 are
+those of round 1, and the round-2 presets added the block from index 749 on, so a policy trained on
+the first 749 still plays by reading them.
 
 Card planes: 12 planes of 53 entries (card ids of :mod:`allfours_env.cards`, the last for the joker),
 index ``plane * 53 + card``:
@@ -90,8 +90,10 @@ from allfours_env.events import EventKind
 from allfours_env.rules import SUITS_BY_LETTER, Rules
 from allfours_env.scoring import lead_suit
 
-#: The layout version: 1 = the 749 entries of round 1; 2 = those plus the round-2 block.
-OBS_LAYOUT_VERSION = 2
+#: The meaning of the entries. New entries are appended and keep it (round 2 appended index 749 on);
+#: a change of meaning of an existing entry would bump it, and policy files of another layout are
+#: refused (:mod:`agents.policy_file`).
+OBS_LAYOUT = 1
 MAX_TRICKS = 21  # 2 players, 6 cards + five runs of 3, no discarding (trinidad)
 STOCK_TRICKS = 26  # california_jack / shasta_sam: every card of the pack is played
 CARD_PLANES = 12
