@@ -15,15 +15,16 @@ for agent in env.agent_iter():
 | --- | --- |
 | agents | ``player_0 … player_{n-1}``, ``n`` = 2, 3 or 4 (the preset's K1) |
 | actions | ``Discrete(117)``, identical for every preset and player count |
-| observation | ``{"observation": Box(0, 1, (749,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
+| observation | ``{"observation": Box(0, 1, (1027,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
 | import | ``allfours_env.env(...)`` (wrapped) or ``allfours_env.raw_env(...)`` |
 | registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env`` is imported |
 
 **Creation.** ``env(preset="seven_up", num_players=2, render_mode=None, episode="game", reward=None,
-**knob_overrides)``, positionally or by keyword. ``preset`` is ``seven_up``, ``all_fours``,
-``trinidad`` or ``blind_all_fours``; any knob of docs/rules.md §4 can be overridden by keyword
-(``target_points=11``). Bad values raise :class:`~allfours_env.rules.RulesError` naming the allowed
-ones. ``env()`` wraps ``raw_env`` in
+max_hands=500, **knob_overrides)``, positionally or by keyword. ``preset`` is ``seven_up``,
+``all_fours``, ``trinidad``, ``blind_all_fours`` or a round-2 preset (``california_jack``,
+``shasta_sam``, ``auction_pitch``, ``pitch_with_joker``, ``don``); any knob of docs/rules.md §4 can
+be overridden by keyword (``target_points=11``). Bad values raise
+:class:`~allfours_env.rules.RulesError` naming the allowed ones. ``env()`` wraps ``raw_env`` in
 ``TerminateIllegalWrapper`` (an illegal move ends the game, the offender gets −1),
 ``AssertOutOfBoundsWrapper`` (here :class:`CheckedActionWrapper`, its subclass that says what is wrong
 with an action instead of asserting) and ``OrderEnforcingWrapper``.
@@ -31,13 +32,17 @@ with an action instead of asserting) and ``OrderEnforcingWrapper``.
 **Episodes.** ``episode="game"`` (default): one episode is one game to the target.
 ``episode="hand"``: one episode is one hand; ``reset()`` then deals the next hand of the same game
 (scores carry over) until the game is over, and a new game after that; ``reset(seed=...)`` or
-``reset(options=...)`` always starts a new game.
+``reset(options=...)`` always starts a new game. ``max_hands`` (default
+:data:`~allfours_env.engine.MAX_HANDS` = 500, ``None`` for none) is a safety cap, not a rule: a
+``game`` episode still undecided after that many hands ends with ``truncation=True`` for every agent
+(random bidders in the auction presets are set back more than they score and may never reach the
+target).
 
 **Every decision is a step.** Eldest's stand/beg, the dealer's gift/run, each single-card discard
 (the same agent acts again until it holds its hand size again), each card played. Dealing, turning
 up and scoring happen inside ``step``. A decision with one legal action is still a step.
 
-**Actions** (ids never change; later presets' ids are reserved):
+**Actions** (ids never change):
 
 | ids | action | phase |
 | --- | --- | --- |
@@ -45,9 +50,9 @@ up and scoring happen inside ``step``. A decision with one legal action is still
 | 2, 3 | ``gift``, ``run`` | gift_or_run (dealer) |
 | 4–56 | ``discard XX``: card id ``a − 4`` (56 = joker) | discard |
 | 57–109 | ``play XX``: card id ``a − 57`` (109 = joker) | play |
-| 110 | ``pass`` (reserved) | bidding presets |
-| 111–115 | ``bid 1`` … ``bid 5`` (reserved) | bidding presets |
-| 116 | ``hold`` (reserved) | bidding presets |
+| 110 | ``pass`` | bid (auction presets) |
+| 111–115 | ``bid 1`` … ``bid 5`` | bid (auction presets) |
+| 116 | ``hold`` (the dealer takes the standing bid) | bid (auction presets) |
 
 Card id = ``suit * 13 + rank`` with suits C D H S and ranks 2 … A. ``raw_env.action_to_str(i)`` and
 ``raw_env.str_to_action("play AS")`` convert.
@@ -64,9 +69,10 @@ stepped with ``None`` (PettingZoo's dead step), anything else raises ``ValueErro
 raises ``RuntimeError`` when no agent is left (``env()`` warns, as PettingZoo does).
 
 **Observation.** The acting seat's information state with perfect recall of the current hand,
-seat-relative, the same 749 floats for every preset and player count; the index table is in
-:mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent to move and
-all zeros for every other agent.
+seat-relative, the same :data:`~allfours_env.observation.OBS_SIZE` (1027) floats for every preset and
+player count; the index table is in :mod:`allfours_env.observation`. The first 749 entries are those
+of round 1, unchanged: a policy trained on them reads only those. The mask is exactly the engine's
+legal set for the agent to move and all zeros for every other agent.
 
 **Rewards** (zero-sum). ``reward="win"`` (default for ``episode="game"``): at the end of the game
 each player of the winning side gets +1 and each other player −1/(sides − 1): 2 players +1/−1;
