@@ -100,13 +100,23 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
 
 
 class SeatView:
-    """The game as ``seat`` may know it. Cheap to build; read it, don't keep it across moves."""
+    """The game as ``seat`` may know it. Cheap to build; read it, don't keep it across moves (what it
+    reads from the hand's log is read once per state of the game)."""
 
     def __init__(self, game: Game, seat: int) -> None:
         if not 0 <= seat < game.n:
             raise ValueError(f"seat must be 0..{game.n - 1}, got {seat!r}")
         self._game = game
         self.seat = seat
+        self._read: dict[str, tuple[int, list[int]]] = {}
+
+    def _once(self, name: str, read) -> list[int]:
+        """``read(game)`` (a scan of the hand's log), kept until the game moves on; a copy each time."""
+        stamp = len(self._game.log)
+        kept = self._read.get(name)
+        if kept is None or kept[0] != stamp:
+            kept = self._read[name] = (stamp, read(self._game))
+        return list(kept[1])
 
     # Plain public or own facts.
     rules = property(lambda self: self._game.rules)
@@ -171,16 +181,16 @@ class SeatView:
 
     def seen_draws(self) -> list[int]:
         """For each seat, the cards this seat saw it draw and not play since (RD10)."""
-        return seen_draws(self._game, self.seat)
+        return self._once("seen_draws", lambda game: seen_draws(game, self.seat))
 
     def played(self) -> list[int]:
         """Bit sets of the cards each seat has played this hand."""
-        return played_cards(self._game)
+        return self._once("played", played_cards)
 
     def voids(self) -> list[int]:
         """Bit sets of cards each seat is known not to hold among those this seat has not seen it get
         (R3 inferences; RD10 with a stock)."""
-        return known_voids(self._game, self.seat)
+        return self._once("voids", lambda game: known_voids(game, self.seat))
 
     def legal_actions(self) -> tuple[int, ...]:
         """This seat's legal actions, or ``()`` when another seat is to move."""
@@ -205,10 +215,10 @@ class SeatView:
         seen = game.hands[self.seat] | game.discards[self.seat]
         for card in game.turnups:
             seen |= 1 << card
-        for cards in played_cards(game):  # the unfinished trick included
+        for cards in self.played():  # the unfinished trick included
             seen |= cards
         if game.rules.trump_selection == "stock_top":
-            for cards in seen_draws(game, self.seat):
+            for cards in self.seen_draws():
                 seen |= cards
             top = self.stock_top()
             if top >= 0:
