@@ -471,7 +471,8 @@ def test_D14_the_first_dealer_is_drawn_uniformly():
 
 
 def test_D20_a_blind_joker_lead_makes_spades_trump():
-    rules = Rules.make("blind_all_fours", 2, joker=True, scoring_order=("high", "low", "jack", "joker", "game"))
+    order = ("high", "low", "jack", "joker", "game")
+    rules = Rules.make("blind_all_fours", 2, joker=True, scoring_order=order)
     deck = stack_deck(2, 0, ["2C 3C 4C 5C 6C 7C".split(), "JK 2S 3H 4H 5H 6H".split()], joker=True)
     game = Game(rules, seed=0, dealer=0, decks=[deck])
     play(game, "1:play JK")
