@@ -23,14 +23,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluate.stats import KINDS
+from allfours_env.rules import Rules
 from evaluate.tournament import TournamentResult
 
 #: Every file :func:`save` may write, in this order.
 REPORT_FILES = ("results.json", "agents.csv", "tables.csv", "games.csv", "records.jsonl", "results.png")
 
-KIND_TITLES = {"high": "High", "low": "Low", "jack": "Jack", "game": "Game", "turnup": "turn-up",
-               "gift": "gift", "void": "void"}
+KIND_TITLES = {"high": "High", "low": "Low", "jack": "Jack", "nine": "Nine", "joker": "Joker", "game": "Game",
+               "turnup": "turn-up", "gift": "gift", "void": "void", "setback": "setback"}
+
+
+def kinds_of(rules: Rules) -> tuple[str, ...]:
+    """The kinds of point a game under ``rules`` can award, in the order the report shows them:
+    the hand's points in scoring order (the jack's column holds the hang jack too), then the turn-up,
+    the gift and a voided hand's where cards are turned up, and the setback where there is an
+    auction (docs/rules.md §8)."""
+    extra = {"turnup": ("turnup", "gift", "void"), "auction": ("setback",)}.get(rules.trump_selection, ())
+    return (*rules.scoring_order, *extra)
 
 
 def _pct(value: float | None) -> str:
@@ -104,11 +113,12 @@ def markdown(result: TournamentResult) -> str:
          for r in displayed_rows(result)],
         [False, False, True, True, True, True],
     )
+    shown = kinds_of(result.rules)
     kinds = _markdown_table(
-        ["agent", *(KIND_TITLES[k] for k in KINDS), "total"],
-        [[a["agent"], *(_num(a["points_per_hand_by_kind"][k]) for k in KINDS), _num(a["points_per_hand"])]
-         for a in summary["agents"]],
-        [False, *([True] * (len(KINDS) + 1))],
+        ["agent", *(KIND_TITLES[k] for k in shown), "total"],
+        [[a["agent"], *(_num(a["points_per_hand_by_kind"].get(k, 0.0)) for k in shown),
+          _num(a["points_per_hand"])] for a in summary["agents"]],
+        [False, *([True] * (len(shown) + 1))],
     )
     pairs = all(len(t["agents"]) == 2 for t in summary["tables"])
     against = "the opponent's" if pairs else "the mean of the opponents'"
