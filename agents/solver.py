@@ -23,8 +23,8 @@ from allfours_env.scoring import (
     is_trump_strength,
     legal_plays,
     settle,
-    strength_table,
-    trick_winner,
+    strength_tables,
+    strongest,
     without_undertrumps,
 )
 
@@ -56,6 +56,7 @@ class HandSolver:
         self.captor_cards = self.scorer.captor_cards
         self.joker_rank = rules.joker_rank
         self._suit = _SUIT + (game.trump,)  # the joker follows as a trump (RD22)
+        self._strengths = strength_tables(game.trump, self.joker_rank)  # R1, R2: by suit led
         self.rules = rules
         self.scores = list(game.scores)
         self.target = game.target
@@ -118,7 +119,7 @@ class HandSolver:
         led_mask = self.trump_mask if led == self.trump else SUIT_MASKS[led]
         legal = legal_plays(hand, led_mask, self.trump_mask)
         if self.undertrump_banned and led != self.trump:
-            strength = strength_table(self.trump, led, self.joker_rank)
+            strength = self._strengths[led]
             best = max(strength[c] for _, c in trick)
             if is_trump_strength(best):
                 legal = without_undertrumps(legal, self.trump_mask, strength, best)
@@ -221,7 +222,7 @@ class HandSolver:
                 previous = card
         if not trick or len(distinct) < 2:
             return distinct
-        strength = strength_table(self.trump, self._suit[trick[0][1]], self.joker_rank)
+        strength = self._strengths[self._suit[trick[0][1]]]
         win_seat, win_key = -1, -1
         for s, c in trick:
             key = strength[c]
@@ -298,7 +299,8 @@ class HandSolver:
         try:
             if len(trick) < self.n:
                 return self._node((seat + 1) % self.n, trick, alpha, beta)
-            winner = trick[trick_winner([c for _, c in trick], self.trump, self.joker_rank)][0]
+            strength = self._strengths[self._suit[trick[0][1]]]
+            winner = trick[strongest([c for _, c in trick], strength)][0]
             side = self.sides[winner]
             gained = 0
             bits = 0

@@ -104,7 +104,12 @@ def is_trump_strength(strength: int) -> bool:
 def trick_winner(cards: Sequence[int], trump: int, joker_rank: str = "second_highest") -> int:
     """The position in ``cards`` (in the order played, the lead first) of the card that wins the
     trick (R2): the highest trump, or without one the highest card of the suit led."""
-    strength = strength_table(trump, lead_suit(cards[0], trump), joker_rank)
+    return strongest(cards, strength_table(trump, lead_suit(cards[0], trump), joker_rank))
+
+
+def strongest(cards: Sequence[int], strength: Sequence[int]) -> int:
+    """The position in ``cards`` of the card of highest ``strength`` (a :func:`strength_table`):
+    the winner of a trick (R2), the first such card where none is stronger than another."""
     best, best_strength = 0, strength[cards[0]]
     for i in range(1, len(cards)):
         s = strength[cards[i]]
@@ -266,7 +271,10 @@ class HandScorer:
                 out.append((side, 1, kind))
             elif kind == "jack":
                 side = captor(captured, self.jack)
-                if side >= 0:  # not in play, or in play only as a discard (K16): nobody
+                if side >= 0 and side == self.jack_side:  # won by the side that held it
+                    if self.rules.jack_points:
+                        out.append((side, self.rules.jack_points, "jack"))
+                elif side >= 0:  # not in play, or in play only as a discard (K16): nobody
                     points, jack_kind = jack_award(self.rules, side, self.jack_side)
                     if points:
                         out.append((side, points, jack_kind))
