@@ -19,18 +19,31 @@ with full information, and plays the action with the best average value for its 
 * **Discards**: one card at a time, the card with the lowest
   :func:`~agents.heuristic.discard_keep` — the heuristic bot's static evaluation (high trumps, the
   jack, tens and aces are kept; a lone low card goes first).
-* **Blind All Fours' first lead**: every candidate lead is valued by playing it (its suit becomes
-  trump, P8) and solving the rest of the hand.
+* **Blind All Fours' first lead, the auction's pitch**: every candidate lead is valued by playing it
+  (its suit becomes trump, P8, RD16) and playing the hand out.
+* **Bids** (the auction presets): every legal bid (``pass``, ``bid k``, the dealer's ``hold``) is
+  valued in each sampled deal by making it, letting the later bidders bid and the pitcher pitch as
+  the heuristic bot would, and playing the hand out (heuristic rollouts, then the exact solver),
+  scored with the contract: the pitcher's points first or the setback (RD18). The samples are uniform
+  over the deals consistent with the cards the seat holds; the bids already made do not weight
+  them (a bid carries little information about the cards behind it in this family, and
+  weighting would need a model of every opponent).
+* **The stock** (california_jack, shasta_sam): the sampled deal fixes the stock's order (below a
+  face-up top card, which stays), so each candidate card is valued by heuristic rollouts of every
+  seat — 26 tricks are too deep to solve — until the stock is empty, then the last six tricks are
+  solved exactly (at most twelve cards).
 
 Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
 search plays for the game, not just the hand.
 
 Options: ``samples`` (deals per decision), ``gift_belief`` (see above) — both ``"auto"`` by default,
-which means the settings of :data:`AUTO_SETTINGS` for the game's number of players: 40 samples and
-a gift belief of 0.5 with 2 players (measured over 2,000 duplicate games against ``random``: 83.8%
-won, against 83.0% with 0.25 and 82.6% with 20 samples and 0.25; about 40 ms a decision), 20 samples
-and 0.25 with 3 and 4 players, where a decision already takes 80–120 ms. ``max_nodes`` (node budget
+which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
+for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players (measured over
+2,000 duplicate games against ``random``: 83.8% won, against 83.0% with 0.25 and 82.6% with 20
+samples and 0.25; about 40 ms a decision), 20 samples and 0.25 with 3 and 4 players, where a decision
+already takes 80–120 ms; for the round-2 trump selections :data:`AUTO_SAMPLES` (a rollout costs more
+than a solve, so fewer deals keep a decision near 100 ms). ``max_nodes`` (node budget
 per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
 ``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
 ones start with heuristic rollouts; 14), ``time_budget`` (seconds per decision; stops sampling
@@ -52,11 +65,14 @@ from allfours_env.cards import cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
+from allfours_env.rules import Rules
 
 _MAX_STEPS = 500
 AUTO = "auto"
 # (samples, gift_belief) by number of players, for the options left at "auto" (module docstring).
 AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
+# Samples by trump selection and number of players where the game has no beg (round 2).
+AUTO_SAMPLES = {"stock_top": {2: 8}, "auction": {2: 20, 3: 16, 4: 16}}
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -77,6 +93,15 @@ def solve_position(game: Game, side: int, max_nodes: int) -> tuple[HandSolver, t
     position = (list(game.hands), game.current_player, trick, list(game.captured),
                 list(game.captured_points))
     return solver, position
+
+
+def auto_settings(rules: Rules) -> tuple[int, float]:
+    """The (samples, gift_belief) of the options left at ``"auto"`` (see the module docstring)."""
+    samples, belief = AUTO_SETTINGS[rules.num_players]
+    by_players = AUTO_SAMPLES.get(rules.trump_selection)
+    if by_players is not None:
+        samples = by_players.get(rules.num_players, min(by_players.values()))
+    return samples, belief
 
 
 class PIMCAgent(Agent):
@@ -127,7 +152,7 @@ class PIMCAgent(Agent):
             return legal[0]
         if view.phase == Phase.DISCARD:
             return self._discard(view, legal)
-        samples, gift_belief = self.settings(view.rules.num_players)
+        samples, gift_belief = self.settings(view.rules)
         side = view.rules.side_of(view.seat)
         totals = dict.fromkeys(legal, 0.0)
         dealer_options = [RUN] if view.gift_blocked_after_beg() else [GIFT, RUN]
@@ -156,10 +181,10 @@ class PIMCAgent(Agent):
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
         return min(ties, key=lambda a: self._cost(a, view))
 
-    def settings(self, num_players: int) -> tuple[int, float | None]:
-        """The (samples, gift_belief) this agent uses in a game of ``num_players``: its options,
-        with those left at ``"auto"`` taken from :data:`AUTO_SETTINGS`."""
-        auto_samples, auto_belief = AUTO_SETTINGS[num_players]
+    def settings(self, rules: Rules) -> tuple[int, float | None]:
+        """The (samples, gift_belief) this agent uses in a game under ``rules``: its options, with
+        those left at ``"auto"`` taken from :func:`auto_settings`."""
+        auto_samples, auto_belief = auto_settings(rules)
         samples = auto_samples if self.samples == AUTO else self.samples
         belief = auto_belief if self.gift_belief == AUTO else self.gift_belief
         return samples, belief

@@ -6,7 +6,7 @@ import pytest
 
 from agents import AgentError, make_agent
 from agents.arena import play_game
-from agents.pimc import AUTO_SETTINGS
+from agents.pimc import AUTO_SAMPLES, AUTO_SETTINGS
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
 from allfours_env.knowledge import SeatView
@@ -108,7 +108,11 @@ def test_pimc_rejects_bad_options():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_pimc_auto_settings_follow_the_player_count_and_explicit_options_win(players):
+    rules = Rules.make("seven_up", players)
     auto_samples, auto_belief = AUTO_SETTINGS[players]
-    assert make_agent("pimc").settings(players) == (auto_samples, auto_belief)
-    assert make_agent("pimc:samples=7").settings(players) == (7, auto_belief)
-    assert make_agent("pimc:gift_belief=none").settings(players) == (auto_samples, None)
+    assert make_agent("pimc").settings(rules) == (auto_samples, auto_belief)
+    assert make_agent("pimc:samples=7").settings(rules) == (7, auto_belief)
+    assert make_agent("pimc:gift_belief=none").settings(rules) == (auto_samples, None)
+    auction = Rules.make("auction_pitch", players)
+    assert make_agent("pimc").settings(auction)[0] == AUTO_SAMPLES["auction"][players]
+    assert make_agent("pimc").settings(Rules.make("california_jack", 2))[0] == AUTO_SAMPLES["stock_top"][2]
