@@ -177,6 +177,7 @@ class Game:
         "hand_award_start",
         "hand_log_start",
         "_legal",
+        "_play_mask",
         "_turnup_points",
         "_hand_size",
         "_undertrump_banned",
@@ -293,12 +294,17 @@ class Game:
     def play_mask(self) -> int:
         """The bit set of cards ``current_player`` may play now (R3, K15; by
         :func:`~allfours_env.scoring.legal_plays`)."""
-        hand = self.hands[self.current_player]
-        if not self.trick_cards:
-            return hand
-        legal = legal_plays(hand, self.led_mask, self.trump_mask)
-        if self._undertrump_banned and self.led != self.trump and is_trump_strength(self.win_strength):
-            legal = without_undertrumps(legal, self.trump_mask, self.strength, self.win_strength)
+        legal = self._play_mask
+        if legal < 0:  # not yet worked out since the last move
+            hand = self.hands[self.current_player]
+            if not self.trick_cards:
+                legal = hand
+            else:
+                legal = legal_plays(hand, self.led_mask, self.trump_mask)
+                best = self.win_strength
+                if self._undertrump_banned and self.led != self.trump and is_trump_strength(best):
+                    legal = without_undertrumps(legal, self.trump_mask, self.strength, best)
+            self._play_mask = legal
         return legal
 
     def gift_recipients(self) -> list[int]:
@@ -331,6 +337,7 @@ class Game:
             elif action not in legal:
                 raise self._illegal(action)
             self._legal = None
+            self._play_mask = -1
             self.log.append(_ACT_EVENTS[seat][action])
             self._play(seat, action - PLAY_BASE)
         elif phase == DISCARD_PHASE:
@@ -417,6 +424,7 @@ class Game:
         self.win_strength = 0
         self.hand_award_start = len(self.awards)
         self._legal = None
+        self._play_mask = -1
         selection = self._selection
         if selection != TURNUP:
             if selection == STOCK_TOP:  # RD4, RD5: the stock's top card fixes trump; not a turn-up
@@ -534,6 +542,7 @@ class Game:
         self.start_hands = self.hands[:]
         self.phase = PLAY_PHASE
         self.current_player = leader
+        self._play_mask = -1
 
     def _bid(self, seat: int, action: int) -> None:
         """RD13–RD15: record a bid; after the dealer's, the auction's winner pitches (leads)."""

@@ -280,6 +280,7 @@ def resample(game: Game, seat: int, rng: random.Random) -> Game:
     out.rng = random.Random(rng.getrandbits(64))
     out._stacked = []
     out._legal = None
+    out._play_mask = -1
     return out
 
 

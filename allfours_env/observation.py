@@ -200,7 +200,7 @@ class SeatEncoder:
     __slots__ = ("seat", "n", "obs", "_mv", "_game", "_rules_block", "_rel_side", "_synced", "_hand",
                  "_phase", "_turn", "_trump_slot", "_led", "_trick_count", "_held", "_dropped", "_proposed",
                  "_rejected", "_joker_lead_trump", "_auction", "_stock", "_face_up", "_revealed", "_known",
-                 "_top", "_pitcher_written", "_pack", "_turnup")
+                 "_top", "_pitcher_written", "_pack", "_turnup", "_order_value")
 
     def __init__(self, rules: Rules, seat: int) -> None:
         self.seat = seat
@@ -253,6 +253,7 @@ class SeatEncoder:
         self._hand = 0
         self._led = -1
         self._trick_count = 0
+        self._order_value = 1 / MAX_TRICKS  # PLAY_ORDER's value for a card of the current trick
         self._trump_slot = 4
         self._held = [0] * n
         self._dropped = [0] * n
@@ -280,16 +281,15 @@ class SeatEncoder:
         mv = self._mv
         seat, n = self.seat, self.n
         held = self._held
+        stock = self._stock
         for kind, who, value in log[start:end]:
             if kind == _ACT:
                 rel = (who - seat) % n
-                if value >= PASS:  # a bid (RD13): public
-                    self._on_bid(rel, value)
-                elif value >= PLAY_BASE:  # a card played (P6): public
+                if PLAY_BASE <= value < PASS:  # a card played (P6): public
                     card = value - PLAY_BASE
                     mv[_PLAYED_BY_BASE + rel * NUM_CARD_IDS + card] = 1.0
                     mv[_TRICK_BASE + card] = 1.0
-                    mv[_ORDER_BASE + card] = min((self._trick_count + 1) / MAX_TRICKS, 1.0)
+                    mv[_ORDER_BASE + card] = self._order_value
                     held[rel] -= 1
                     mv[HAND_SIZE + rel] = held[rel] / MAX_TRICKS
                     suit = card // NUM_RANKS if card != JOKER else -1
@@ -300,8 +300,10 @@ class SeatEncoder:
                         # R3: neither followed nor trumped: void in the suit led
                         self._revealed[rel] |= 1 << self._led
                         mv[VOIDS + 4 * rel + self._led] = 1.0
-                    if self._known[rel] >> card & 1:
+                    if stock and self._known[rel] >> card & 1:
                         self._on_known_played(rel, card)
+                elif value >= PASS:  # a bid (RD13): public
+                    self._on_bid(rel, value)
                 elif value >= DISCARD_BASE:  # a discard (P5): only its count is public
                     if rel == 0:
                         mv[_MY_DISCARD_BASE + value - DISCARD_BASE] = 1.0
@@ -344,6 +346,7 @@ class SeatEncoder:
         self._led = -1
         mv[TRICKS] = min(self._trick_count / MAX_TRICKS, 1.0)
         mv[TRICKS_26] = self._trick_count / STOCK_TRICKS
+        self._order_value = min((self._trick_count + 1) / MAX_TRICKS, 1.0)
 
     def _on_turnup(self, card: int) -> None:
         mv = self._mv
