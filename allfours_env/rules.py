@@ -102,6 +102,14 @@ _SEVEN_UP: dict[str, Any] = {
     "joker_lead_trump": "S",  # round 2: joker only (RD23)
 }
 
+_ALL_FOURS: dict[str, Any] = _SEVEN_UP | {
+    "run_turnup_scoring": "every_turnup",
+    "gift_recipients": "beggar_side",
+    "gift_block": "none",
+    "exhausted_deck_rule": "redeal_void",
+    "game_tie_rule": "nobody",
+    "target_points": 11,
+}
 #: The round-2 presets' common ground: no turn-up, so none of K5–K10 (docs/rules.md §4).
 _NO_TURNUP = {"turnup_scores": {}}
 _CALIFORNIA_JACK: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
@@ -121,17 +129,7 @@ _AUCTION_PITCH: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
         "seven_up": MappingProxyType(_SEVEN_UP),
-        "all_fours": MappingProxyType(
-            _SEVEN_UP
-            | {
-                "run_turnup_scoring": "every_turnup",
-                "gift_recipients": "beggar_side",
-                "gift_block": "none",
-                "exhausted_deck_rule": "redeal_void",
-                "game_tie_rule": "nobody",
-                "target_points": 11,
-            }
-        ),
+        "all_fours": MappingProxyType(_ALL_FOURS),
         "trinidad": MappingProxyType(
             _SEVEN_UP
             | {
@@ -169,18 +167,7 @@ PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
                 "scoring_order": ("high", "low", "jack", "joker", "game"),
             }
         ),
-        "don": MappingProxyType(
-            _SEVEN_UP
-            | {
-                "run_turnup_scoring": "every_turnup",
-                "gift_recipients": "beggar_side",
-                "gift_block": "none",
-                "exhausted_deck_rule": "redeal_void",
-                "game_tie_rule": "nobody",
-                "target_points": 11,
-                "scoring_order": ("high", "low", "jack", "nine", "game"),  # RD28
-            }
-        ),
+        "don": MappingProxyType(_ALL_FOURS | {"scoring_order": ("high", "low", "jack", "nine", "game")}),  # RD28
     }
 )
 #: The presets of round 1 (beg and run) and round 2 (stock, auction, and don).
