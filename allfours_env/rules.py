@@ -167,7 +167,7 @@ PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
                 "scoring_order": ("high", "low", "jack", "joker", "game"),
             }
         ),
-        "don": MappingProxyType(_ALL_FOURS | {"scoring_order": ("high", "low", "jack", "nine", "game")}),  # RD28
+        "don": MappingProxyType(_ALL_FOURS | {"scoring_order": ("high", "low", "jack", "nine", "game")}),
     }
 )
 #: The presets of round 1 (beg and run) and round 2 (stock, auction, and don).
