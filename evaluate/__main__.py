@@ -2,6 +2,7 @@
 
     python -m evaluate random heuristic pimc --preset seven_up --players 2 --games 2000 \\
         --seed 0 --workers 2 --out runs/eval
+    python -m evaluate random heuristic --games 2000 --ray auto    # deal groups as Ray tasks
 
 ``--games`` is the number of games **per pairing** (per table), counting every seating of a deal
 group: at 2 players, 2000 games = 1000 deal groups each played twice with the seats swapped. It is
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from evaluate.schedule import SCHEDULES
-from evaluate.tournament import Tournament, TournamentError
+from evaluate.tournament import BACKENDS, Tournament, TournamentError
 
 PROG = "allfours-evaluate"
 
@@ -51,8 +52,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1000,
                    help="games per pairing, all seatings of a deal group counted (default: 1000)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="worker processes; results do not depend on it (default: CPU count)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (Ray: tasks at once); results do not depend on it "
+                   "(default: CPU count; Ray: the cluster's CPUs)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local worker processes, or deal groups as Ray tasks (needs allfours[rllib]; "
+                   "same results)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run on the Ray cluster at ADDRESS ('auto': the one `ray start` began on this "
+                   "machine, HOST:PORT, ray://HOST:PORT); implies --backend ray")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="folder for results.json, *.csv, results.png (default: runs/evaluate/"
                    "<preset>-<players>p-seed<seed>)")
@@ -95,9 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Set up, run, report and save a tournament from parsed arguments; returns the exit status."""
+    backend = "ray" if args.ray is not None else args.backend
+    workers = args.workers if args.workers is not None or backend == "ray" else os.cpu_count() or 1
     try:
-        if args.workers < 1:
-            raise TournamentError(f"--workers must be at least 1, got {args.workers}")
+        if workers is not None and workers < 1:
+            raise TournamentError(f"--workers must be at least 1, got {workers}")
         tournament = Tournament(
             args.agents, preset=args.preset, players=args.players, knobs=parse_knobs(args.rule),
             games=args.games, seed=args.seed, table_size=args.table_size, schedule=args.schedule,
@@ -106,12 +116,21 @@ def _run(args: argparse.Namespace) -> int:
     except TournamentError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
+    if backend == "ray":
+        from evaluate.ray_backend import RayUnavailable, init_ray
+
+        try:
+            init_ray(args.ray or "")
+        except RayUnavailable as err:
+            print(f"{PROG}: error: {err}", file=sys.stderr)
+            return 2
     if tournament.games_per_table != args.games:
         seatings = len(tournament.tables[0].seatings)
         print(f"{PROG}: note: --games {args.games} rounded up to {tournament.games_per_table} per pairing "
               f"(whole deal groups of {seatings} seatings)", file=sys.stderr)
     try:
-        result = tournament.run(workers=args.workers, progress=not args.quiet)
+        result = tournament.run(workers=workers, progress=not args.quiet, backend=backend,
+                                address=args.ray or "")
     except Exception as err:  # a game failed in an agent; say which, without a traceback
         print(f"{PROG}: error: a game failed: {type(err).__name__}: {err}", file=sys.stderr)
         return 1

@@ -4,6 +4,8 @@
     python -m train --config full                     # the full recipe of the shipped policy
     python -m train --set total_timesteps=20000 --out runs/try
     python -m train --config full --resume runs/full  # continue from the newest checkpoint
+    python -m train --backend rllib                   # Ray RLlib (train.rllib; a local Ray instance)
+    python -m train --backend rllib --set rllib.address=auto rllib.num_env_runners=16   # a cluster
 
 Bad input (an unknown config key, a bad value, a corrupt checkpoint) prints one line and exits 2.
 """
@@ -30,6 +32,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, help="learner timesteps (overrides total_timesteps)")
     p.add_argument("--resume", help="checkpoint .zip, or a run folder (its newest checkpoint)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib multi-agent "
+                   "PPO, locally or on a cluster (the [rllib] table; needs allfours[rllib])")
     return p
 
 
@@ -41,7 +46,10 @@ def main(argv: list[str] | None = None) -> int:
             overrides.append(f"{key}={value!r}" if isinstance(value, str) else f"{key}={value}")
     try:
         config = load(args.config, overrides)
-        from train.trainer import train
+        if args.backend == "rllib":
+            from train.rllib import train
+        else:
+            from train.trainer import train
 
         train(config, resume=args.resume, progress=not args.no_progress)
     except (ConfigError, RulesError, AgentError) as err:

@@ -16,6 +16,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from train.rllib.settings import RLlibSettings
+from train.rllib.settings import checks as rllib_checks
+
 CONFIG_DIR = Path(__file__).parent / "configs"
 
 
@@ -126,13 +129,14 @@ class TrainConfig:
     opponents: OpponentSettings = dataclasses.field(default_factory=OpponentSettings)
     eval: EvalSettings = dataclasses.field(default_factory=EvalSettings)
     imitation: ImitationSettings = dataclasses.field(default_factory=ImitationSettings)
+    rllib: RLlibSettings = dataclasses.field(default_factory=RLlibSettings)  # --backend rllib only
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
 _SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSettings,
-             "imitation": ImitationSettings}
+             "imitation": ImitationSettings, "rllib": RLlibSettings}
 
 
 def from_dict(data: dict[str, Any]) -> TrainConfig:
@@ -232,6 +236,7 @@ def validate(config: TrainConfig) -> None:
          "imitation.dagger_rounds must be a whole number >= 0"),
         (_positive_int(config.imitation.dagger_games), "imitation.dagger_games must be > 0"),
         (_positive_int(config.imitation.dagger_epochs), "imitation.dagger_epochs must be > 0"),
+        *rllib_checks(config.rllib),
     ]
     for ok, message in checks:
         if not ok:
