@@ -99,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # outside the games (which handle it): while starting or writing
         print(f"{PROG}: interrupted by Ctrl-C", file=sys.stderr)
         return 130
+    finally:
+        if getattr(args, "ray_started", False):
+            import ray
+
+            ray.shutdown()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -120,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
         from evaluate.ray_backend import RayUnavailable, init_ray
 
         try:
-            init_ray(args.ray or "")
+            args.ray_started = init_ray(args.ray or "")  # main() disconnects
         except RayUnavailable as err:
             print(f"{PROG}: error: {err}", file=sys.stderr)
             return 2

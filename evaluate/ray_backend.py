@@ -51,6 +51,8 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
         raise RayUnavailable("the Ray backend needs Ray: pip install 'allfours[rllib]'") from None
     if ray.is_initialized():
         return False
+    if address and address != "auto":
+        _probe(address)
     path = os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
     runtime_env = {"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}
     options: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False}
@@ -63,8 +65,26 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
     except (ConnectionError, ValueError, RuntimeError) as err:
         where = f"at {address}" if address else "locally"
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise RayUnavailable(f"cannot start or reach Ray {where}: {first}") from None
+        hint = ""
+        if address and "RAY_AUTH_MODE" not in os.environ:
+            hint = (" (a cluster begun with `ray start` uses token authentication: set RAY_AUTH_MODE=token "
+                    "and give this machine the cluster's ~/.ray/auth_token)")
+        raise RayUnavailable(f"cannot start or reach Ray {where}: {first}{hint}") from None
     return True
+
+
+def _probe(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (Ray itself retries for minutes) when nothing listens at ``[ray://]HOST:PORT``."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailable(f"cannot reach Ray at {address}: an address is HOST:PORT, ray://HOST:PORT "
+                             "or 'auto'")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise RayUnavailable(f"cannot reach Ray at {address}: {err.strerror or err}") from None
 
 
 # ---------------------------------------------------------------------------- worker side

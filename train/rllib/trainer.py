@@ -17,8 +17,8 @@ plus the ``[rllib]`` table (:mod:`train.rllib.settings`). One run:
    ``rllib.self_play``, the learner's own module. ``opponents.schedule`` and ``opponents.partner``
    work as for SB3. ``ppo.privileged_critic``: the critic also reads the hidden cards.
 4. **Evaluation** every ``eval.every`` steps against ``eval.opponents`` through the evaluation
-   package (duplicate games; as Ray tasks when ``eval.workers`` > 1), with a checkpoint beside it;
-   at the end a table against ``eval.final_opponents``.
+   package (duplicate games in ``eval.workers`` processes on the driver's machine), with a
+   checkpoint beside it; at the end a table against ``eval.final_opponents``.
 
 ``[ppo]`` maps onto RLlib's PPO: ``n_steps × n_envs`` env steps per training iteration (split
 among the learners), ``batch_size`` → ``minibatch_size``, ``n_epochs`` → ``num_epochs``,
@@ -233,16 +233,15 @@ def save_checkpoint(algo, config: TrainConfig, out: Path, timesteps: int, meta: 
 
 def evaluate_actor(actor: NumpyActor, config: TrainConfig, opponents: list[str], games: int, seed: int,
                    progress: bool = False):
-    """A duplicate tournament of the greedy actor against ``opponents`` (Ray tasks when
-    ``eval.workers`` > 1: Ray is running anyway)."""
+    """A duplicate tournament of the greedy actor against ``opponents``, in ``eval.workers``
+    processes on the driver's machine (not as Ray tasks: the env runners may hold every CPU of
+    the cluster, and Ray would wait for one forever)."""
     from evaluate import run_tournament
 
     learner = SnapshotAgent(actor, deterministic=True, name="learner")
-    workers = config.eval.workers
     return run_tournament([learner, *opponents], preset=config.preset, players=config.num_players,
-                          knobs=config.knobs, games=games, seed=seed, workers=workers,
-                          schedule="first-vs-rest", progress=progress,
-                          backend="ray" if workers > 1 else "local")
+                          knobs=config.knobs, games=games, seed=seed, workers=config.eval.workers,
+                          schedule="first-vs-rest", progress=progress)
 
 
 def eval_rows(result, config: TrainConfig, timesteps: int) -> list[dict[str, Any]]:
