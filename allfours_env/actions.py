@@ -37,6 +37,31 @@ _WORDS = {STAND: "stand", BEG: "beg", GIFT: "gift", RUN: "run", PASS: "pass", HO
 _IDS_BY_WORD = {word: action for action, word in _WORDS.items()}
 
 
+def as_action_id(action: object) -> int:
+    """``action`` as an action id, checked: a Python ``int``, a numpy integer or a 0-d numpy integer
+    array (anything with ``__index__`` but a bool) in 0..116. Raises ``TypeError`` for anything else
+    (bools, floats, text, ``None``) and ``ValueError`` for an id out of range, each naming the value;
+    nothing is coerced."""
+    if isinstance(action, bool):
+        value = None
+    else:
+        try:
+            value = action.__index__()  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
+            value = None
+    if value is None:
+        raise TypeError(
+            f"an action is an integer id 0..{NUM_ACTIONS - 1} (int or numpy integer), got "
+            f"{type(action).__name__} {action!r}; the ids are listed in allfours_env.actions and "
+            f"str_to_action('play AS') converts text"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(
+            f"action {value} is out of range: action ids are 0..{NUM_ACTIONS - 1} (see allfours_env.actions)"
+        )
+    return value
+
+
 def discard_action(card: int) -> int:
     """The action id that discards ``card``."""
     return DISCARD_BASE + card

@@ -25,7 +25,8 @@ for agent in env.agent_iter():
 (``target_points=11``). Bad values raise :class:`~allfours_env.rules.RulesError` naming the allowed
 ones. ``env()`` wraps ``raw_env`` in
 ``TerminateIllegalWrapper`` (an illegal move ends the game, the offender gets −1),
-``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``.
+``AssertOutOfBoundsWrapper`` (here :class:`CheckedActionWrapper`, its subclass that says what is wrong
+with an action instead of asserting) and ``OrderEnforcingWrapper``.
 
 **Episodes.** ``episode="game"`` (default): one episode is one game to the target.
 ``episode="hand"``: one episode is one hand; ``reset()`` then deals the next hand of the same game
@@ -50,6 +51,17 @@ up and scoring happen inside ``step``. A decision with one legal action is still
 
 Card id = ``suit * 13 + rank`` with suits C D H S and ranks 2 … A. ``raw_env.action_to_str(i)`` and
 ``raw_env.str_to_action("play AS")`` convert.
+
+**What ``step`` accepts** (:func:`as_action_id`): exactly an integer id 0–116 — a Python ``int``, a
+numpy integer (``np.int32``, ``np.int64``) or a 0-d numpy integer array (what
+``model.predict`` returns). Anything else — ``True``, ``0.9``, ``"1"``, ``None`` for an agent still
+to move — raises ``TypeError``, an id out of range raises ``ValueError``, naming the value, in
+``raw_env`` and ``env()`` alike; nothing is coerced. A legal-but-wrong move is different: ``env()``
+ends the game for the offender (−1), ``raw_env`` raises
+:class:`~allfours_env.engine.IllegalActionError`. ``step`` before ``reset()`` raises (``RuntimeError``
+in ``raw_env``, PettingZoo's ``AssertionError`` in ``env()``); once the episode is over an agent is
+stepped with ``None`` (PettingZoo's dead step), anything else raises ``ValueError``, and ``raw_env``
+raises ``RuntimeError`` when no agent is left (``env()`` warns, as PettingZoo does).
 
 **Observation.** The acting seat's information state with perfect recall of the current hand,
 seat-relative, the same 749 floats for every preset and player count; the index table is in
@@ -106,9 +118,28 @@ def env(*args: Any, **kwargs: Any) -> AECEnv:
     the arguments are those of :class:`raw_env`: ``env("seven_up", 3, target_points=11)``."""
     wrapped: AECEnv = raw_env(*args, **kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = CheckedActionWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
+
+
+class CheckedActionWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` that says what is wrong: an action for an agent still
+    to move must pass :func:`as_action_id` (``TypeError`` / ``ValueError`` naming it), checked before
+    ``TerminateIllegalWrapper`` indexes the action mask with it (where ``True`` used to select the
+    whole mask). ``None`` for an agent whose episode has ended passes, as in PettingZoo."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        if raw.game is not None and raw.agents:
+            agent = raw.agent_selection
+            if not (raw.terminations[agent] or raw.truncations[agent]):
+                raw.check_action(action)
+        self.env.step(action)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
@@ -232,10 +263,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self.terminations = dict.fromkeys(self.agents, True)
 
     def step(self, action: Any) -> None:
+        if self.game is None:
+            raise RuntimeError("step() before reset(): call reset() to deal the first game")
+        if not self.agents:
+            raise RuntimeError("the episode is over and every agent has left it: call reset() to play on")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(
+                    f"{agent}'s episode has ended: step(None) takes it out of the game (PettingZoo's "
+                    f"dead step), reset() starts a new episode; got action {action!r}"
+                )
             self._was_dead_step(action)
             return
+        if type(action) is not int or not 0 <= action < actions.NUM_ACTIONS:
+            action = self.check_action(action)
         game = self.game
         seen = len(game.log)
         game.apply(action)
@@ -253,6 +295,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.n]
         if self.render_mode == "human":
             self.render()
+
+    def check_action(self, action: Any) -> int:
+        """The action id of the agent to move, checked by :func:`as_action_id`; ``None`` gets its own
+        message (it is the action of an agent whose episode has ended)."""
+        if action is None:
+            raise TypeError(
+                f"step(None) is only for an agent whose episode has ended; {self.agent_selection} is "
+                f"to move: give an action id 0..{actions.NUM_ACTIONS - 1} from its action mask"
+            )
+        return actions.as_action_id(action)
 
     def _pay_rewards(self, since: int) -> bool:
         """Turn the awards logged since index ``since`` (or the win) into rewards (zero-sum);
@@ -335,4 +387,4 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         """Nothing to release (no window, no files)."""
 
 
-__all__ = ["ENV_ID", "env", "raw_env"]
+__all__ = ["ENV_ID", "CheckedActionWrapper", "env", "raw_env"]

@@ -35,6 +35,13 @@ SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS))
 FULL_PACK = (1 << NUM_CARDS) - 1
+JOKER_BIT = 1 << JOKER
+JOKER_PACK = FULL_PACK | JOKER_BIT  # the 53-card pack of pitch_with_joker
+
+
+def pack_size(joker: bool) -> int:
+    """The number of cards in the pack: 52, or 53 with the joker (RD21)."""
+    return NUM_CARD_IDS if joker else NUM_CARDS
 
 #: Card points for Game (R4): A=4, K=3, Q=2, J=1, T=10, every other card 0, in every suit.
 RANK_GAME_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
@@ -183,18 +190,22 @@ def parse_deck(deck: Iterable[str] | Iterable[int], *, size: int = NUM_CARDS) ->
     return cards
 
 
-_SHUFFLE_STEPS = tuple((i, (i + 1).bit_length()) for i in range(NUM_CARDS - 1, 0, -1))
+_SHUFFLE_STEPS = {
+    size: tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+    for size in (NUM_CARDS, NUM_CARD_IDS)
+}
 
 
-def shuffled_pack(rng: random.Random) -> list[int]:
-    """A new shuffled 52-card pack (``pack[0]`` the top card), drawn from ``rng``.
+def shuffled_pack(rng: random.Random, size: int = NUM_CARDS) -> list[int]:
+    """A new shuffled pack of ``size`` cards (52, or 53 with the joker; ``pack[0]`` the top card),
+    drawn from ``rng``.
 
     The Fisher–Yates shuffle is spelled out over ``rng.getrandbits`` (the same draws and the same
     order as CPython's ``random.shuffle``), so that deals never depend on how a Python version
     implements ``random.shuffle`` — and it is about twice as fast, one shuffle per deal."""
-    pack = list(range(NUM_CARDS))
+    pack = list(range(size))
     getrandbits = rng.getrandbits
-    for i, bits in _SHUFFLE_STEPS:
+    for i, bits in _SHUFFLE_STEPS[size]:
         j = getrandbits(bits)
         while j > i:
             j = getrandbits(bits)

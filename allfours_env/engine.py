@@ -25,16 +25,20 @@ from typing import Any
 
 from allfours_env.actions import (
     BEG,
+    BID_BASE,
     DISCARD_BASE,
     GIFT,
+    HOLD,
     NUM_ACTIONS,
     PLAY_BASE,
     RUN,
     STAND,
     action_to_str,
+    as_action_id,
 )
 from allfours_env.cards import (
     CARD_GAME_POINTS,
+    NUM_CARD_IDS,
     NUM_CARDS,
     NUM_RANKS,
     RANKS,
@@ -42,6 +46,7 @@ from allfours_env.cards import (
     card_str,
     jack_of,
     mask_str,
+    pack_size,
     parse_deck,
     shuffled_pack,
 )
@@ -49,18 +54,25 @@ from allfours_env.events import PHASE_NAMES, Event, EventKind, Phase
 from allfours_env.rules import Rules
 from allfours_env.scoring import (
     HandScorer,
+    auction_result,
     gift_blocked,
     gift_recipients,
     is_trump_strength,
+    lead_suit,
+    legal_bids,
     legal_plays,
     settle,
     strength_tables,
+    trump_cards,
     without_undertrumps,
 )
 
 # The phases under short names for the hot paths (``Phase`` is the public type).
-BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER = (
-    Phase.BEG, Phase.GIFT_OR_RUN, Phase.DISCARD, Phase.PLAY, Phase.GAME_OVER, Phase.HAND_OVER)
+BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER, BID_PHASE = (
+    Phase.BEG, Phase.GIFT_OR_RUN, Phase.DISCARD, Phase.PLAY, Phase.GAME_OVER, Phase.HAND_OVER, Phase.BID)
+# How trump is chosen (K4), as small ints for the hot paths.
+TURNUP, FIRST_LEAD, STOCK_TOP, AUCTION = range(4)
+_SELECTIONS = {"turnup": TURNUP, "first_lead": FIRST_LEAD, "stock_top": STOCK_TOP, "auction": AUCTION}
 _DEAL, _TURNUP, _ACT, _TRUMP, _TRICK, _AWARD = (
     EventKind.DEAL, EventKind.TURNUP, EventKind.ACT, EventKind.TRUMP, EventKind.TRICK, EventKind.AWARD)
 _new_tuple = tuple.__new__  # builds an Event without NamedTuple's Python-level __new__ (hot path)
@@ -68,11 +80,13 @@ _new_tuple = tuple.__new__  # builds an Event without NamedTuple's Python-level 
 _ACT_EVENTS = tuple(tuple(Event(_ACT, seat, action) for action in range(NUM_ACTIONS)) for seat in range(4))
 _TURNUP_EVENTS = tuple(tuple(Event(_TURNUP, dealer, card) for card in range(NUM_CARDS))
                        for dealer in range(4))
+_DRAW_EVENTS = tuple(tuple(Event(EventKind.DRAW, seat, card) for card in range(NUM_CARD_IDS))
+                     for seat in range(2))
 _TRUMP_EVENTS = tuple(Event(_TRUMP, -1, suit) for suit in range(4))
 #: ``_TURN_ORDER[n][first]``: the seats of an ``n``-player table in turn order from ``first`` (§1).
 _TURN_ORDER = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (2, 3, 4)}
 
-_SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
+_SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS)) + (-1,)  # the joker has no suit of its own
 _RANK_OF = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
 _BEG_ACTIONS = (STAND, BEG)
 _GIFT_ACTIONS = (GIFT, RUN)
@@ -98,9 +112,10 @@ class Game:
 
     ``Game(rules, seed=0)`` deals at once and stops at the first decision. ``rules`` defaults to
     ``Rules.make()`` (seven_up, 2 players). ``dealer`` fixes the first dealer (otherwise drawn from
-    the seeded RNG); ``decks`` stacks the packs of the first deals (each a list of 52 cards, ``deck[0]``
-    the top card, consumed one per deal, redeals included) — after them the RNG shuffles.
-    ``scores`` starts the sides from given scores (each below the target), e.g. to study end games.
+    the seeded RNG); ``decks`` stacks the packs of the first deals (each a list of 52 cards — 53 with
+    the joker, RD21 —, ``deck[0]`` the top card, consumed one per deal, redeals included) — after
+    them the RNG shuffles. ``scores`` starts the sides from given scores (each below the target, and
+    at least 0 except where an auction can set a side back), e.g. to study end games.
     ``stop_after_hand`` pauses in phase ``hand_over`` after each completed hand (no one to move)
     until :meth:`next_hand` is called — for one-hand episodes.
     """
@@ -138,6 +153,11 @@ class Game:
         "jack_bit",
         "captured",
         "captured_points",
+        "drawn",
+        "bids",
+        "high_bid",
+        "pitcher",
+        "contract",
         "trick_cards",
         "trick_mask",
         "trick_points",
@@ -153,7 +173,9 @@ class Game:
         "_turnup_points",
         "_hand_size",
         "_undertrump_banned",
-        "_first_lead",
+        "_selection",
+        "_pack_size",
+        "_joker",
         "_stop_after_hand",
     )
 
@@ -177,7 +199,8 @@ class Game:
         self.sides = tuple(rules.side_of(s) for s in range(n))
         self.target = rules.target_points
         self.rng = random.Random(seed)
-        self._stacked = [parse_deck(d) for d in (decks or ())]
+        self._pack_size = pack_size(rules.joker)
+        self._stacked = [parse_deck(d, size=self._pack_size) for d in (decks or ())]
         if dealer is None:
             dealer = self.rng.randrange(n)
         elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
@@ -194,7 +217,8 @@ class Game:
         self._turnup_points = tuple(rules.turnup_points.get(r, 0) for r in RANKS)
         self._hand_size = rules.hand_size
         self._undertrump_banned = rules.undertrump == "banned_unless_no_choice"
-        self._first_lead = rules.trump_selection == "first_lead"
+        self._selection = _SELECTIONS[rules.trump_selection]
+        self._joker = rules.joker
         self._stop_after_hand = bool(stop_after_hand)
         self._start_hand()
 
@@ -202,11 +226,13 @@ class Game:
         if scores is None:
             return [0] * self.num_sides
         scores = list(scores)
+        lowest = -(10**9) if self.rules.trump_selection == "auction" else 0  # RD2: set back below 0
         if len(scores) != self.num_sides or not all(
-            isinstance(x, int) and not isinstance(x, bool) and 0 <= x < self.target for x in scores
+            isinstance(x, int) and not isinstance(x, bool) and lowest <= x < self.target for x in scores
         ):
+            floor = "below" if lowest < 0 else "from 0 to"
             raise ValueError(
-                f"scores must give {self.num_sides} whole numbers from 0 to {self.target - 1} "
+                f"scores must give {self.num_sides} whole numbers {floor} {self.target - 1} "
                 f"(one per side), got {scores!r}"
             )
         return scores
@@ -237,6 +263,8 @@ class Game:
                 legal = _BEG_ACTIONS
             elif phase == GIFT_PHASE:
                 legal = _RUN_ONLY if self.gift_blocked() else _GIFT_ACTIONS
+            elif phase == BID_PHASE:
+                legal = legal_bids(self.rules, self.high_bid, self.current_player == self.dealer)
             else:
                 legal = ()
             self._legal = legal
@@ -284,7 +312,7 @@ class Game:
         """Make ``current_player``'s decision ``action``; chance and scoring then run to the next
         decision. An illegal action raises :class:`IllegalActionError` and changes nothing."""
         if type(action) is not int:
-            action = _as_action_id(action)
+            action = as_action_id(action)
         phase = self.phase
         seat = self.current_player
         if phase == PLAY_PHASE:
@@ -312,7 +340,7 @@ class Game:
             self.log.append(_ACT_EVENTS[seat][action])
             if action == STAND:  # P2
                 self._set_trump(self.proposed)
-                self._start_play()
+                self._start_play(self.eldest)
             else:
                 self.phase = GIFT_PHASE
                 self.current_player = self.dealer
@@ -325,6 +353,12 @@ class Game:
                 self._gift()
             else:
                 self._run()
+        elif phase == BID_PHASE:
+            if action not in self.legal_actions():
+                raise self._illegal(action)
+            self._legal = None
+            self.log.append(_ACT_EVENTS[seat][action])
+            self._bid(seat, action)
         else:
             raise self._illegal(action)
 
@@ -336,7 +370,7 @@ class Game:
         if self._stacked:
             deck = self._stacked.pop(0)
         else:
-            deck = shuffled_pack(self.rng)
+            deck = shuffled_pack(self.rng, self._pack_size)
         self.hand_log_start = len(self.log)
         self.log.append(_new_tuple(Event, (_DEAL, self.dealer, len(self.decks))))
         self.decks.append(deck)
@@ -360,6 +394,11 @@ class Game:
         self.jack_bit = 0
         self.captured = [0] * self.num_sides
         self.captured_points = [0] * self.num_sides
+        self.drawn = [0] * n
+        self.bids = []
+        self.high_bid = 0
+        self.pitcher = -1
+        self.contract = 0
         self.trick_cards = []
         self.trick_mask = 0
         self.trick_points = 0
@@ -371,8 +410,16 @@ class Game:
         self.win_strength = 0
         self.hand_award_start = len(self.awards)
         self._legal = None
-        if self._first_lead:  # P8: no turn-up; eldest's first lead fixes trump
-            self._start_play()
+        selection = self._selection
+        if selection != TURNUP:
+            if selection == STOCK_TOP:  # RD4, RD5: the stock's top card fixes trump; not a turn-up
+                self._set_trump(_SUIT_OF[deck[pos]])
+                self._start_play(eldest)  # RD7
+            elif selection == AUCTION:  # RD13: eldest bids first
+                self.phase = BID_PHASE
+                self.current_player = eldest
+            else:  # P8: no turn-up; eldest's first lead fixes trump
+                self._start_play(eldest)
             return
         card = deck[pos]
         self.pos = pos + 1
@@ -394,7 +441,7 @@ class Game:
             if points and self._award(side, points, "gift"):
                 return
         self._set_trump(self.proposed)
-        self._start_play()
+        self._start_play(self.eldest)
 
     def _run(self) -> None:
         """P4: deal 3 more each and turn up until a new suit appears or the pack runs out."""
@@ -426,7 +473,7 @@ class Game:
         if self.rules.discard_after_run == "to_hand_size":
             self._next_discarder(self.eldest)
         else:
-            self._start_play()
+            self._start_play(self.eldest)
 
     def _throw_in(self) -> None:
         """P4, K9: the pack is exhausted; the same dealer deals again, voiding points if asked (D6)."""
@@ -454,7 +501,7 @@ class Game:
             if seat == self.dealer:
                 break
             seat = (seat + 1) % n
-        self._start_play()
+        self._start_play(self.eldest)
 
     def _discard(self, seat: int, card: int) -> None:
         bit = 1 << card
@@ -462,7 +509,7 @@ class Game:
         self.discards[seat] |= bit
         if self.hands[seat].bit_count() <= self._hand_size:
             if seat == self.dealer:
-                self._start_play()
+                self._start_play(self.eldest)
             else:
                 self._next_discarder((seat + 1) % self.n)
 
@@ -470,15 +517,27 @@ class Game:
 
     def _set_trump(self, suit: int) -> None:
         self.trump = suit
-        self.trump_mask = SUIT_MASKS[suit]
+        self.trump_mask = trump_cards(suit, self._joker)  # the joker is a trump (RD22)
         self.jack_bit = 1 << jack_of(suit)
-        self._strengths = strength_tables(suit)  # R1, R2: by suit led
+        self._strengths = strength_tables(suit, self.rules.joker_rank)  # R1, R2: by suit led
         self.log.append(_TRUMP_EVENTS[suit])
 
-    def _start_play(self) -> None:
-        self.start_hands = self.hands[:]  # R6: the cards in play
+    def _start_play(self, leader: int) -> None:
+        """Trick play begins (P6): the cards held now are in play (R6); ``leader`` leads."""
+        self.start_hands = self.hands[:]
         self.phase = PLAY_PHASE
-        self.current_player = self.eldest
+        self.current_player = leader
+
+    def _bid(self, seat: int, action: int) -> None:
+        """RD13–RD15: record a bid; after the dealer's, the auction's winner pitches (leads)."""
+        self.bids.append((seat, action))
+        if BID_BASE <= action < HOLD:
+            self.high_bid = action - BID_BASE + 1
+        if seat != self.dealer:
+            self.current_player = (seat + 1) % self.n
+            return
+        self.pitcher, self.contract = auction_result(self.bids, self.eldest)
+        self._start_play(self.pitcher)  # RD16: the pitcher's first card fixes trump
 
     def _play(self, seat: int, card: int) -> None:
         bit = 1 << card
@@ -486,10 +545,12 @@ class Game:
         trick = self.trick_cards
         if not trick:
             suit = _SUIT_OF[card]
-            if self.trump < 0:  # P8: the first lead fixes trump
+            if suit < 0:  # the joker leads the trump suit (RD22, RD23)
+                suit = lead_suit(card, self.trump, self.rules.joker_lead_trump)
+            if self.trump < 0:  # P8, RD16: the first lead fixes trump
                 self._set_trump(suit)
             self.led = suit
-            self.led_mask = SUIT_MASKS[suit]
+            self.led_mask = self.trump_mask if suit == self.trump else SUIT_MASKS[suit]
             self.strength = strength = self._strengths[suit]
             self.win_seat = seat
             self.win_strength = strength[card]
@@ -513,24 +574,42 @@ class Game:
         self.log.append(_new_tuple(Event, (_TRICK, winner, self.trick_mask)))
         self.trick_cards = []
         self.current_player = winner
+        if self._selection == STOCK_TOP and self.pos < self._pack_size:
+            self._draw(winner)
         if not self.hands[winner]:
             self._score_hand()
+
+    def _draw(self, winner: int) -> None:
+        """RD6: after a trick, while the stock lasts, its winner draws the top card, then the loser."""
+        deck, pos = self.deck, self.pos
+        for seat in (winner, 1 - winner):
+            card = deck[pos]
+            pos += 1
+            self.hands[seat] |= 1 << card
+            self.drawn[seat] |= 1 << card
+            self.log.append(_DRAW_EVENTS[seat][card])
+        self.pos = pos
 
     # ------------------------------------------------------------------ P7: scoring
 
     def in_play(self) -> list[int]:
-        """R6, K16: the cards each seat held when trick play began (plus its discards if
-        ``discards_in_play``). Only meaningful once trick play has begun."""
+        """R6, K16, RD9: the cards each seat held when trick play began, plus the cards it has drawn
+        from the stock since (plus its discards if ``discards_in_play``). Only meaningful once trick
+        play has begun."""
         if self.start_hands is None:
             return [0] * self.n
+        cards = [h | d for h, d in zip(self.start_hands, self.drawn)]
         if self.rules.discards_in_play:
-            return [h | d for h, d in zip(self.start_hands, self.discards)]
-        return list(self.start_hands)
+            return [h | d for h, d in zip(cards, self.discards)]
+        return cards
 
     def scorer(self) -> HandScorer:
         """The :class:`~allfours_env.scoring.HandScorer` of the current hand (once trump is fixed and
-        trick play has begun): High, Low and the jack's holder from the cards in play."""
-        return HandScorer(self.rules, self.sides, self.dealer, self.trump, self.in_play())
+        trick play has begun): High, Low and the jack's holder from the cards in play, and after an
+        auction the pitcher's side and contract (RD18)."""
+        pitcher_side = self.sides[self.pitcher] if self.pitcher >= 0 else -1
+        return HandScorer(self.rules, self.sides, self.dealer, self.trump, self.in_play(),
+                          pitcher_side, self.contract)
 
     def _score_hand(self) -> None:
         """P7: award the hand's points in scoring order (R7–R10), then pass the deal."""
@@ -615,7 +694,7 @@ class Game:
             setattr(other, name, getattr(self, name))
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
-        for name in ("_stacked", "log", "decks", "awards", "scores", "hands", "discards",
+        for name in ("_stacked", "log", "decks", "awards", "scores", "hands", "discards", "drawn", "bids",
                      "turnups", "captured", "captured_points", "trick_cards"):
             setattr(other, name, list(getattr(self, name)))
         if self.start_hands is not None:
@@ -637,19 +716,6 @@ class Game:
         )
 
 
-def _as_action_id(action: Any) -> int:
-    """Accept ``int``-like action ids (``numpy.int64`` ...) without coercing anything else."""
-    if isinstance(action, bool):
-        raise TypeError("an action id is an integer, not a bool")
-    try:
-        return action.__index__()
-    except AttributeError:
-        raise TypeError(
-            f"an action id is an integer (see allfours_env.actions), got {type(action).__name__} "
-            f"{action!r}; use str_to_action() for text such as 'play AS'"
-        ) from None
-
-
 def stack_deck(
     num_players: int,
     dealer: int,
@@ -657,13 +723,16 @@ def stack_deck(
     turnup: str | None = None,
     runs: Sequence[tuple[Sequence[Sequence[str]], str]] = (),
     rest: Sequence[str] | None = None,
+    *,
+    joker: bool = False,
 ) -> list[str]:
     """Arrange a pack so that dealing it (R11, P4) gives chosen cards; for tests and studies.
 
     ``hands[s]`` are seat ``s``'s dealt cards (``hand_size`` of them, any multiple of 3),
-    ``turnup`` the first card turned (``None`` for ``first_lead`` presets), and each run in ``runs``
-    is ``(packets, turnup)`` with ``packets[s]`` the 3 cards seat ``s`` receives. ``rest`` orders the
-    remaining cards (default: card-id order). Returns the pack as text, top card first.
+    ``turnup`` the first card turned (``None`` for the presets without a turn-up), and each run in
+    ``runs`` is ``(packets, turnup)`` with ``packets[s]`` the 3 cards seat ``s`` receives. ``rest``
+    orders the remaining cards (default: card-id order) — with ``stock_top`` the stock, its first card
+    the top one (RD4). ``joker`` makes a 53-card pack (RD21). Returns the pack as text, top card first.
     """
     if len(hands) != num_players:
         raise ValueError(f"give one hand per seat: {num_players} hands, got {len(hands)}")
@@ -680,8 +749,9 @@ def stack_deck(
             deck.extend(packets[seat])
         deck.append(run_turnup)
     used = set(deck)
+    size = pack_size(joker)
     if rest is None:
-        rest = [card_str(c) for c in range(NUM_CARDS) if card_str(c) not in used]
+        rest = [card_str(c) for c in range(size) if card_str(c) not in used]
     deck.extend(rest)
-    parse_deck(deck)
+    parse_deck(deck, size=size)
     return deck

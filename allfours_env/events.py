@@ -12,6 +12,7 @@ kind           who                      value
 ``act``        the acting seat          the action id of the decision
 ``trump``      -1                       the trump suit, once it is fixed
 ``trick``      the trick's winner       the bit set of the trick's cards (R2)
+``draw``       the drawing seat         the card drawn from the stock (RD6; who may see it: RD10)
 ``award``      the side scoring         ``(kind, points)``, kinds of docs/rules.md §3
 ``thrown_in``  the dealer               ``None`` (P4: the pack ran out during a run)
 ``hand_end``   the dealer               the hand number of the completed hand
@@ -57,6 +58,7 @@ class EventKind(StrEnum):
     ACT = "act"
     TRUMP = "trump"
     TRICK = "trick"
+    DRAW = "draw"
     AWARD = "award"
     THROWN_IN = "thrown_in"
     HAND_END = "hand_end"

@@ -19,11 +19,22 @@ final scores and the winner::
 
 :func:`replay` rebuilds the game from the decks and decisions alone and checks that it reaches the
 same awards, scores and winner, so a record is also a test case. Researchers keep these as data sets.
+
+One call replays a record in any of the forms it is kept in::
+
+    replay(record)                      # the dict (game.record(), env.unwrapped.record)
+    replay("game.json")                 # a file written by save_record / agents.play (str or Path)
+    for line in open("records.jsonl"):  # evaluate --records: one game per line,
+        replay(line)                    # as text or parsed ({"game": ..., "seats": ..., "record": {...}})
+
+A file that cannot be read as a record (missing, a folder, binary, not JSON, several records) raises
+:class:`RecordError` naming the file and the problem; records are JSON and are never unpickled.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -64,14 +75,18 @@ def make_record(game: Game) -> dict[str, Any]:
     }
 
 
-def replay(record: Mapping[str, Any]) -> Game:
-    """Replay ``record`` and return the game in its final state.
+RecordSource = Mapping[str, Any] | str | os.PathLike
 
-    Raises :class:`RecordError` if the record is malformed or if replaying it gives other awards,
-    scores or winner than it states.
+
+def replay(record: RecordSource) -> Game:
+    """Replay a game record and return the game in its final state.
+
+    ``record`` is the record dict, a line of an ``evaluate --records`` file (``records.jsonl``; the
+    line's text or its parsed dict, whose ``"record"`` is the game record), or the path of a record
+    file (``str`` or :class:`~pathlib.Path`; see :func:`load_record`). Raises :class:`RecordError`
+    if it cannot be read, is malformed, or replays to other awards, scores or winner than it states.
     """
-    if not isinstance(record, Mapping):
-        raise RecordError(f"a game record is a JSON object, got {type(record).__name__}")
+    record = as_record(record)
     if record.get("format") != RECORD_FORMAT:
         raise RecordError(
             f"not a game record of this version: format is {record.get('format')!r}, "
@@ -120,17 +135,58 @@ def replay(record: Mapping[str, Any]) -> Game:
     return game
 
 
-def save_record(record: Mapping[str, Any], path: str | Path) -> None:
-    """Write a record as JSON."""
-    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+def as_record(source: RecordSource) -> Mapping[str, Any]:
+    """The game record that ``source`` holds or names (the forms :func:`replay` takes), not yet
+    checked: a record dict as it is, a ``records.jsonl`` line (text or dict) unwrapped to its
+    ``"record"``, a path read by :func:`load_record`."""
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        try:
+            source = json.loads(source)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"a records.jsonl line must be one JSON object: {err}") from None
+    elif isinstance(source, str | os.PathLike):
+        return load_record(source)
+    if not isinstance(source, Mapping):
+        raise RecordError(
+            f"a game record is a dict, a records.jsonl line or the path of a record file, "
+            f"got {type(source).__name__}"
+        )
+    if "format" not in source and isinstance(source.get("record"), Mapping):
+        return source["record"]  # a line of evaluate's records.jsonl: game, table, seats, record
+    return source
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record written by :func:`save_record` (not replayed: call :func:`replay` for that)."""
+def save_record(record: Mapping[str, Any], path: str | Path, *, overwrite: bool = True) -> None:
+    """Write a record as JSON; with ``overwrite=False`` only as a new file (``FileExistsError``
+    if ``path`` exists)."""
+    with open(path, "w" if overwrite else "x", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, indent=1) + "\n")
+
+
+def load_record(path: str | os.PathLike) -> dict[str, Any]:
+    """Read the record in the JSON file ``path`` (written by :func:`save_record`, or holding one
+    ``records.jsonl`` line); not replayed: :func:`replay` does that. A file that is missing, a folder,
+    not UTF-8 text, not JSON or not one record raises :class:`RecordError` naming it."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+    except IsADirectoryError:
+        raise RecordError(f"{path} is a folder, not a record file") from None
+    except FileNotFoundError:
+        raise RecordError(f"record file {path} not found") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not a record file: it is not UTF-8 text (a record is JSON)") from None
+    except OSError as err:
+        raise RecordError(f"cannot read record file {path}: {err.strerror or err}") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as err:
+        if err.msg == "Extra data":
+            raise RecordError(
+                f"{path} holds several JSON values (a records.jsonl file?): replay its lines one at a "
+                f"time, e.g. for line in open(path): replay(line)"
+            ) from None
         raise RecordError(f"{path} is not valid JSON: {err}") from None
     if not isinstance(data, dict):
         raise RecordError(f"{path} does not hold a game record object")
-    return data
+    record = as_record(data)
+    return dict(record)

@@ -6,6 +6,8 @@ terminal game.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from allfours_env.actions import DISCARD_BASE, PLAY_BASE, action_card, action_to_str
 from allfours_env.cards import NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
 from allfours_env.engine import Game
@@ -44,9 +46,10 @@ def side_name(game: Game, side: int) -> str:
     return "+".join(f"player_{s}" for s in seats)
 
 
-def render_table(game: Game, seat: int | None = None) -> str:
+def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] | None = None) -> str:
     """The table as text. With ``seat`` only what that seat may see (its own hand; the others'
-    card counts); with ``None`` every hand (for spectators and debugging)."""
+    card counts); with ``None`` every hand (for spectators and debugging). ``labels`` adds a note
+    after a seat's name in its row: ``{0: "you", 2: "partner"}`` → ``player_0 (you): ...``."""
     rules = game.rules
     direction = "clockwise" if rules.direction == "cw" else "anticlockwise"
     lines = [
@@ -70,7 +73,8 @@ def render_table(game: Game, seat: int | None = None) -> str:
             hand = pretty_cards(game.hands[s])
         else:
             hand = f"{game.hands[s].bit_count()} cards"
-        lines.append(f"{marker} player_{s}: {hand}")
+        label = f" ({labels[s]})" if labels and s in labels else ""
+        lines.append(f"{marker} player_{s}{label}: {hand}")
     if game.is_over:
         lines.append(f"game over: {side_name(game, game.winner)} won")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from allfours_env.actions import MAX_BID
 from allfours_env.cards import RANKS
 
 
@@ -21,13 +22,18 @@ class RulesError(ValueError):
     """A preset, knob or player count that the rules do not allow."""
 
 
+#: The kinds of point a hand scores after its last trick, in the order of ``scoring_order`` (R10):
+#: High, Low, Jack and Game always; ``nine`` (don, RD28) and ``joker`` (with the joker, RD25) where
+#: the preset scores them.
 SCORING_KINDS = ("high", "low", "jack", "game")
+OPTIONAL_SCORING_KINDS = ("nine", "joker")
+SUITS_BY_LETTER = {"C": 0, "D": 1, "H": 2, "S": 3}
 
-#: Knob values the engine implements, by knob (docs/rules.md §4; round-2 values arrive with their presets).
+#: Knob values the engine implements, by knob (docs/rules.md §4).
 CHOICES: Mapping[str, tuple] = MappingProxyType(
     {
         "direction": ("cw", "ccw"),
-        "trump_selection": ("turnup", "first_lead"),
+        "trump_selection": ("turnup", "first_lead", "stock_top", "auction"),
         "run_turnup_scoring": ("only_if_sets_trump", "every_turnup"),
         "gift_recipients": ("all_dealer_opponents", "beggar_side"),
         "gift_block": ("non_beggar_3p", "any_recipient_would_win", "none"),
@@ -37,6 +43,8 @@ CHOICES: Mapping[str, tuple] = MappingProxyType(
         "low_rule": ("held", "captured"),
         "game_tie_rule": ("seven_up", "nobody", "non_dealer"),
         "undertrump": ("allowed", "banned_unless_no_choice"),
+        "joker_rank": ("second_highest", "lowest"),
+        "joker_lead_trump": tuple(SUITS_BY_LETTER),
     }
 )
 
@@ -52,6 +60,16 @@ TURNUP_ONLY_KNOBS = frozenset(
         "discard_after_run",
     }
 )
+#: Knobs used by one trump selection only (K4), and the joker's knobs (used only with ``joker``):
+#: overriding one where it has no effect is an error (docs/rules.md D12).
+KNOBS_BY_TRUMP_SELECTION = MappingProxyType(
+    {
+        "turnup": TURNUP_ONLY_KNOBS,
+        "stock_top": frozenset({"stock_face_up"}),
+        "auction": frozenset({"bid_max", "dealer_may_hold"}),
+    }
+)
+JOKER_ONLY_KNOBS = frozenset({"joker_rank", "joker_lead_trump"})
 
 _SEVEN_UP: dict[str, Any] = {
     "players": (2, 3, 4),  # K1
@@ -76,6 +94,27 @@ _SEVEN_UP: dict[str, Any] = {
     "discards_in_play": False,  # K16
     "hand_size": 6,  # R11
     "scoring_order": SCORING_KINDS,  # R10
+    "stock_face_up": True,  # round 2: stock_top only (RD10)
+    "bid_max": 4,  # round 2: auction only (RD13)
+    "dealer_may_hold": True,  # round 2: auction only (RD14)
+    "joker": False,  # round 2: a 53-card pack (RD21)
+    "joker_rank": "second_highest",  # round 2: joker only (RD22)
+    "joker_lead_trump": "S",  # round 2: joker only (RD23)
+}
+
+#: The round-2 presets' common ground: no turn-up, so none of K5–K10 (docs/rules.md §4).
+_NO_TURNUP = {"turnup_scores": {}}
+_CALIFORNIA_JACK: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
+    "players": (2,),
+    "trump_selection": "stock_top",
+    "high_rule": "captured",
+    "low_rule": "captured",
+    "target_points": 10,
+}
+_AUCTION_PITCH: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
+    "partnerships": False,  # RD3: everyone alone
+    "trump_selection": "auction",
+    "game_tie_rule": "nobody",
 }
 
 #: The core presets (docs/rules.md §4, "round 1"). Each is a complete configuration.
@@ -116,11 +155,40 @@ PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
                 "game_tie_rule": "nobody",
             }
         ),
+        # Round 2 (docs/rules.md §4, RD1–RD30).
+        "california_jack": MappingProxyType(_CALIFORNIA_JACK),
+        "shasta_sam": MappingProxyType(_CALIFORNIA_JACK | {"stock_face_up": False}),
+        "auction_pitch": MappingProxyType(_AUCTION_PITCH),
+        "pitch_with_joker": MappingProxyType(
+            _AUCTION_PITCH
+            | {
+                "players": (3, 4),
+                "bid_max": 5,  # RD27
+                "joker": True,
+                "target_points": 10,
+                "scoring_order": ("high", "low", "jack", "joker", "game"),
+            }
+        ),
+        "don": MappingProxyType(
+            _SEVEN_UP
+            | {
+                "run_turnup_scoring": "every_turnup",
+                "gift_recipients": "beggar_side",
+                "gift_block": "none",
+                "exhausted_deck_rule": "redeal_void",
+                "game_tie_rule": "nobody",
+                "target_points": 11,
+                "scoring_order": ("high", "low", "jack", "nine", "game"),  # RD28
+            }
+        ),
     }
 )
+#: The presets of round 1 (beg and run) and round 2 (stock, auction, and don).
+ROUND_1_PRESETS = ("seven_up", "all_fours", "trinidad", "blind_all_fours")
 
 DEFAULT_PRESET = "seven_up"
 KNOBS = tuple(_SEVEN_UP)
+ROUND_2_KNOBS = ("stock_face_up", "bid_max", "dealer_may_hold", "joker", "joker_rank", "joker_lead_trump")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,6 +224,12 @@ class Rules:
     discards_in_play: bool  # K16
     hand_size: int  # R11
     scoring_order: tuple[str, ...]  # R10
+    stock_face_up: bool  # RD10 (stock_top)
+    bid_max: int  # RD13 (auction)
+    dealer_may_hold: bool  # RD14 (auction)
+    joker: bool  # RD21
+    joker_rank: str  # RD22
+    joker_lead_trump: str  # RD23
 
     @classmethod
     def make(cls, preset: str = DEFAULT_PRESET, num_players: int = 2, **overrides: Any) -> Rules:
@@ -192,6 +266,8 @@ class Rules:
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be a mapping of knob values, got {type(data).__name__}")
         fields = {f.name for f in dataclasses.fields(cls)}
+        if data.get("preset") in PRESETS:  # records of round 1 lack the round-2 knobs: their defaults
+            data = {k: v for k, v in PRESETS[data["preset"]].items() if k in ROUND_2_KNOBS} | dict(data)
         missing = sorted(fields - set(data))
         extra = sorted(set(data) - fields)
         if missing or extra:
@@ -239,15 +315,26 @@ def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any]) -> dic
             f"the knobs are {', '.join(KNOBS)}"
         )
     values = values | dict(overrides)
-    if values["trump_selection"] != "turnup":
-        idle = sorted(TURNUP_ONLY_KNOBS & set(overrides))
+    selection = values["trump_selection"]
+    for owner, knobs in KNOBS_BY_TRUMP_SELECTION.items():
+        idle = sorted(knobs & set(overrides)) if selection != owner else []
         if idle:
             raise RulesError(
-                f"knob {', '.join(idle)} has no effect with trump_selection="
-                f"{values['trump_selection']!r} (there is no turn-up, beg, gift or run): "
-                f"remove the override"
+                f"knob {', '.join(idle)} has no effect with trump_selection={selection!r} "
+                f"({_WHY_IDLE[owner]}): remove the override"
             )
+    idle = sorted(JOKER_ONLY_KNOBS & set(overrides)) if values["joker"] is False else []
+    if idle:
+        raise RulesError(f"knob {', '.join(idle)} has no effect without the joker (joker=False): "
+                         f"remove the override or set joker=True")
     return values
+
+
+_WHY_IDLE = {
+    "turnup": "there is no turn-up, beg, gift or run",
+    "stock_top": "there is no stock to draw from",
+    "auction": "there is no auction",
+}
 
 
 def _normalise(values: dict[str, Any]) -> dict[str, Any]:
@@ -315,7 +402,34 @@ def _validate(rules: Rules) -> None:
             f"hand_size must be 3, 6 or 9 (dealt in packets of 3, R11), got {rules.hand_size!r}"
         )
     order = rules.scoring_order
-    if not isinstance(order, tuple) or sorted(order) != sorted(SCORING_KINDS):
+    kinds = SCORING_KINDS + OPTIONAL_SCORING_KINDS
+    if (
+        not isinstance(order, tuple)
+        or len(set(order)) != len(order)
+        or not set(SCORING_KINDS) <= set(order) <= set(kinds)
+    ):
         raise RulesError(
-            f"scoring_order must list each of {', '.join(SCORING_KINDS)} exactly once, got {order!r}"
+            f"scoring_order must list each of {', '.join(SCORING_KINDS)} exactly once, and may add "
+            f"{' and '.join(OPTIONAL_SCORING_KINDS)}; got {order!r}"
+        )
+    for name in ("stock_face_up", "dealer_may_hold", "joker"):
+        if not isinstance(getattr(rules, name), bool):
+            raise RulesError(f"{name} must be True or False, got {getattr(rules, name)!r}")
+    if not _is_int(rules.bid_max) or not 1 <= rules.bid_max <= MAX_BID:
+        raise RulesError(f"bid_max must be a whole number from 1 to {MAX_BID} (the bid actions), "
+                         f"got {rules.bid_max!r}")
+    if rules.joker and rules.trump_selection not in ("auction", "first_lead"):
+        raise RulesError(
+            f"joker=True needs trump_selection 'auction' or 'first_lead' (the first card led fixes "
+            f"trump), not {rules.trump_selection!r}"
+        )
+    if ("joker" in order) != rules.joker:
+        raise RulesError(
+            "scoring_order lists 'joker' exactly when the pack has the joker (joker=True): "
+            f"joker={rules.joker}, scoring_order={order!r}"
+        )
+    if rules.trump_selection == "stock_top" and rules.num_players != 2:
+        raise RulesError(
+            f"trump_selection='stock_top' is played by 2 players (the winner of a trick draws, then "
+            f"the loser, RD6), not {rules.num_players}"
         )

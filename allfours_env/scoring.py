@@ -1,14 +1,18 @@
 """The rules of trick play and scoring as pure functions: the one home of every rule that the engine,
 the search solver and the rule-based bot all need (docs/rules.md §2–§3).
 
-* **Trick strength and winner** (R1, R2): :func:`strength_table` gives every card's strength in a
-  trick for a trump suit and a suit led; the highest strength wins the trick (:func:`trick_winner`).
+* **Trick strength and winner** (R1, R2, RD22): :func:`strength_table` gives every card's strength in
+  a trick for a trump suit and a suit led (the joker a trump of ``joker_rank``); the highest strength
+  wins the trick (:func:`trick_winner`); :func:`lead_suit` is the suit a lead makes the suit led (and,
+  for the first lead of a hand, trump: P8, RD16, RD23).
 * **Legal plays** (R3, K15): :func:`legal_plays`, :func:`without_undertrumps`.
-* **Scoring a hand** (R7–R10, K11–K13): :class:`HandScorer` turns what the tricks produced — the
-  cards each side captured and their card points — into the hand's awards in scoring order;
-  :func:`extreme_trump` (High, Low), :func:`jack_award` (Jack, hang jack), :func:`game_sides` (Game
-  and its tie rule), :func:`settle` (R10: the first side to reach the target wins at once).
+* **Scoring a hand** (R7–R10, K11–K13, RD17–RD19, RD24–RD28): :class:`HandScorer` turns what the
+  tricks produced — the cards each side captured and their card points — into the hand's awards in
+  scoring order, the pitcher first and the setback where an auction made a contract;
+  :func:`jack_award` (Jack, hang jack), :func:`game_sides` (Game and its tie rule), :func:`settle` (R10:
+  the first side to reach the target wins at once).
 * **The gift** (P3, K7, K8): :func:`gift_recipients`, :func:`gift_blocked`.
+* **The auction** (RD13–RD15): :func:`legal_bids`, :func:`auction_result`.
 
 Cards and hands are the integers and bit sets of :mod:`allfours_env.cards`. Standard library only.
 """
@@ -17,53 +21,79 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from allfours_env.actions import BID_BASE, HOLD, PASS
 from allfours_env.cards import (
     CARD_GAME_POINTS,
+    JOKER,
+    NUM_CARD_IDS,
     NUM_CARDS,
     NUM_RANKS,
     SUIT_MASKS,
     jack_of,
+    make_card,
 )
-from allfours_env.rules import Rules
+from allfours_env.rules import SUITS_BY_LETTER, Rules
 
 #: Strengths of cards in a trick (R1, R2): a card of neither the suit led nor trump is 0; a card
-#: of the suit led is ``LED_BASE + rank``; a trump is ``TRUMP_BASE + rank`` — every trump beats every
-#: card of the suit led, and within a suit a higher rank beats a lower one.
+#: of the suit led is ``LED_BASE + rank``; a trump is ``TRUMP_BASE + 1 + 2 * rank`` — every trump
+#: beats every card of the suit led, and within a suit a higher rank beats a lower one. The joker
+#: (RD22) is ``TRUMP_BASE + 24``, between the king and the ace of trumps (``second_highest``), or
+#: ``TRUMP_BASE``, below the two (``lowest``).
 LED_BASE = 16
 TRUMP_BASE = 32
+NINE_RANK = 7
+_JOKER_STRENGTH = {"second_highest": TRUMP_BASE + 24, "lowest": TRUMP_BASE}
 
 _SUIT = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
 _RANK = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
-_TABLES: dict[tuple[int, int], tuple[int, ...]] = {}
-_TABLES_BY_TRUMP: dict[int, tuple[tuple[int, ...], ...]] = {}
-_BEATING: dict[tuple[int, int], tuple[int, ...]] = {}
+_TABLES: dict[tuple[int, int, str], tuple[int, ...]] = {}
+_TABLES_BY_TRUMP: dict[tuple[int, str], tuple[tuple[int, ...], ...]] = {}
+_BEATING: dict[tuple[int, int, str], tuple[int, ...]] = {}
 
 
-def strength_table(trump: int, led: int) -> tuple[int, ...]:
-    """The strength of every card id in a trick where ``led`` (a suit) was led and ``trump`` (a suit,
-    or -1 before trump is fixed) is trump (R1, R2). The card of highest strength wins the trick."""
-    table = _TABLES.get((trump, led))
+def strength_table(trump: int, led: int, joker_rank: str = "second_highest") -> tuple[int, ...]:
+    """The strength of every card id (the joker's, 52, included) in a trick where ``led`` (a suit)
+    was led and ``trump`` (a suit, or -1 before trump is fixed) is trump (R1, R2; the joker ranks by
+    ``joker_rank``, RD22). The card of highest strength wins the trick."""
+    key = (trump, led, joker_rank)
+    table = _TABLES.get(key)
     if table is None:
         table = tuple(
-            TRUMP_BASE + _RANK[c] if _SUIT[c] == trump else LED_BASE + _RANK[c] if _SUIT[c] == led else 0
+            TRUMP_BASE + 1 + 2 * _RANK[c] if _SUIT[c] == trump
+            else LED_BASE + _RANK[c] if _SUIT[c] == led
+            else 0
             for c in range(NUM_CARDS)
-        )
-        _TABLES[(trump, led)] = table
+        ) + (_JOKER_STRENGTH[joker_rank],)
+        _TABLES[key] = table
     return table
 
 
-def strength_tables(trump: int) -> tuple[tuple[int, ...], ...]:
+def strength_tables(trump: int, joker_rank: str = "second_highest") -> tuple[tuple[int, ...], ...]:
     """The four :func:`strength_table` s of trump suit ``trump``, by suit led (C, D, H, S)."""
-    tables = _TABLES_BY_TRUMP.get(trump)
+    tables = _TABLES_BY_TRUMP.get((trump, joker_rank))
     if tables is None:
-        tables = _TABLES_BY_TRUMP[trump] = tuple(strength_table(trump, led) for led in range(4))
+        tables = tuple(strength_table(trump, led, joker_rank) for led in range(4))
+        _TABLES_BY_TRUMP[(trump, joker_rank)] = tables
     return tables
 
 
-def card_strength(card: int, led: int, trump: int) -> int:
+def card_strength(card: int, led: int, trump: int, joker_rank: str = "second_highest") -> int:
     """The strength of ``card`` in a trick where ``led`` was led under ``trump`` (see
     :func:`strength_table`)."""
-    return strength_table(trump, led)[card]
+    return strength_table(trump, led, joker_rank)[card]
+
+
+def lead_suit(card: int, trump: int, joker_lead_trump: str = "S") -> int:
+    """The suit that leading ``card`` makes the suit led: its own suit; for the joker, the trump suit
+    (RD22) or, when it is the first card of the hand and fixes trump, ``joker_lead_trump`` (RD23)."""
+    if card != JOKER:
+        return _SUIT[card]
+    return trump if trump >= 0 else SUITS_BY_LETTER[joker_lead_trump]
+
+
+def trump_cards(trump: int, joker: bool) -> int:
+    """The bit set of the trumps: the trump suit, and the joker in a joker pack (RD22)."""
+    return SUIT_MASKS[trump] | ((1 << JOKER) if joker else 0)
 
 
 def is_trump_strength(strength: int) -> bool:
@@ -71,10 +101,10 @@ def is_trump_strength(strength: int) -> bool:
     return strength >= TRUMP_BASE
 
 
-def trick_winner(cards: Sequence[int], trump: int) -> int:
+def trick_winner(cards: Sequence[int], trump: int, joker_rank: str = "second_highest") -> int:
     """The position in ``cards`` (in the order played, the lead first) of the card that wins the
     trick (R2): the highest trump, or without one the highest card of the suit led."""
-    strength = strength_table(trump, _SUIT[cards[0]])
+    strength = strength_table(trump, lead_suit(cards[0], trump), joker_rank)
     best, best_strength = 0, strength[cards[0]]
     for i in range(1, len(cards)):
         s = strength[cards[i]]
@@ -83,13 +113,15 @@ def trick_winner(cards: Sequence[int], trump: int) -> int:
     return best
 
 
-def beating(card: int, led: int, trump: int) -> int:
+def beating(card: int, led: int, trump: int, joker_rank: str = "second_highest") -> int:
     """The bit set of cards that would beat ``card`` in a trick where ``led`` was led (R2)."""
-    table = _BEATING.get((trump, led))
+    key = (trump, led, joker_rank)
+    table = _BEATING.get(key)
     if table is None:
-        strength = strength_table(trump, led)
-        table = _BEATING[(trump, led)] = tuple(
-            sum(1 << c for c in range(NUM_CARDS) if strength[c] > strength[own]) for own in range(NUM_CARDS)
+        strength = strength_table(trump, led, joker_rank)
+        table = _BEATING[key] = tuple(
+            sum(1 << c for c in range(NUM_CARD_IDS) if strength[c] > strength[own])
+            for own in range(NUM_CARD_IDS)
         )
     return table[card]
 
@@ -154,26 +186,30 @@ def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], d
 
 class HandScorer:
     """Scores a hand once its tricks are played (P7): built from what is fixed when trick play begins
-    (the rules, the seats, the dealer, the trump and the cards in play, R6), then
-    :meth:`awards` takes what the tricks produced and returns every award in scoring order (R10).
+    (the rules, the seats, the dealer, the trump, the cards in play (R6), and in an auction the
+    pitcher's side and contract), then :meth:`awards` takes what the tricks produced and returns
+    every award in the order they are scored (R10).
 
     The engine scores each hand with it, and the search solver values every leaf of its tree with
     it, so both follow the same rules.
 
-    R7: ``high`` and ``low`` are the highest and lowest trump in play (-1 when no trump is in play)
-    and ``high_side``, ``low_side`` the sides that held them; ``jack_side`` is the side that held the
-    jack of trumps (R8), -1 when it is not in play."""
+    R7, RD24: ``high`` and ``low`` are the highest and lowest *natural* trump in play (the joker never
+    counts; -1 when none is in play), ``high_side`` and ``low_side`` the sides that held them;
+    ``jack_side`` is the side that held the jack of trumps (R8), -1 when it is not in play.
+    ``captor_cards`` are the cards whose point goes to the side that wins them in a trick: the jack
+    (R8), the nine of trumps where ``nine`` is scored (RD28), the joker where ``joker`` is (RD25)."""
 
     __slots__ = ("rules", "sides", "dealer", "trump", "high", "low", "high_side", "low_side", "jack",
-                 "jack_side", "_plan")
+                 "jack_side", "nine", "captor_cards", "pitcher_side", "contract", "_plan")
 
     def __init__(self, rules: Rules, sides: Sequence[int], dealer: int, trump: int,
-                 in_play: Sequence[int]) -> None:
+                 in_play: Sequence[int], pitcher_side: int = -1, contract: int = 0) -> None:
         self.rules = rules
         self.sides = sides
         self.dealer = dealer
         self.trump = trump
         self.jack = jack = jack_of(trump)
+        self.nine = make_card(NINE_RANK, trump)
         trump_mask = SUIT_MASKS[trump]
         high = low = high_side = low_side = jack_side = -1
         for seat, cards in enumerate(in_play):
@@ -190,12 +226,22 @@ class HandScorer:
                 jack_side = sides[seat]
         self.high, self.high_side, self.low, self.low_side = high, high_side, low, low_side
         self.jack_side = jack_side
-        self._plan = rules.scoring_plan
+        self._plan = plan = rules.scoring_plan
+        captor_cards = 1 << jack
+        for kind, _ in plan:
+            if kind == "nine":
+                captor_cards |= 1 << self.nine
+            elif kind == "joker":
+                captor_cards |= 1 << JOKER
+        self.captor_cards = captor_cards
+        self.pitcher_side = pitcher_side
+        self.contract = contract
 
     @property
     def watched(self) -> int:
-        """The cards whose captor changes the score: the jack, and High and Low under ``captured``."""
-        watched = 1 << self.jack
+        """The cards whose captor changes the score: :attr:`captor_cards`, and High and Low under
+        ``captured`` (K11)."""
+        watched = self.captor_cards
         if any(by_captor for _, by_captor in self._plan):
             for card in (self.high, self.low):
                 if card >= 0:
@@ -203,15 +249,16 @@ class HandScorer:
         return watched
 
     def awards(self, captured: Sequence[int], card_points: Sequence[int]) -> list[tuple[int, int, str]]:
-        """Every award of the hand as ``(side, points, kind)`` in ``scoring_order`` (R7–R9):
-        ``captured[side]`` is the bit set of cards the side won in tricks, ``card_points[side]`` their
-        card points (R4). Awards of 0 points are left out (docs/rules.md D10)."""
+        """Every award of the hand as ``(side, points, kind)`` in the order they are scored:
+        ``scoring_order`` (R7–R9, RD25, RD28) — in an auction the pitcher's side first or its setback
+        (RD18). ``captured[side]`` is the bit set of cards the side won in tricks, ``card_points[side]``
+        their card points (R4). Awards of 0 points are left out (docs/rules.md D10)."""
         out: list[tuple[int, int, str]] = []
         for kind, by_captor in self._plan:
             if kind == "high" or kind == "low":
                 card, side = (self.high, self.high_side) if kind == "high" else (self.low, self.low_side)
                 if card < 0:
-                    continue  # no trump in play
+                    continue  # no natural trump in play (RD24)
                 if by_captor:  # K11: to the captor; a discarded card never won: nobody (D5)
                     side = captor(captured, card)
                     if side < 0:
@@ -223,12 +270,33 @@ class HandScorer:
                     points, jack_kind = jack_award(self.rules, side, self.jack_side)
                     if points:
                         out.append((side, points, jack_kind))
-            else:
+            elif kind == "game":
                 points = self.rules.game_points
                 if points:
                     for side in game_sides(self.rules, card_points, self.sides, self.dealer):
                         out.append((side, points, "game"))
+            else:  # nine (RD28) or joker (RD25): to the side that won it in a trick, else nobody
+                side = captor(captured, self.nine if kind == "nine" else JOKER)
+                if side >= 0:
+                    out.append((side, 1, kind))
+        if self.pitcher_side >= 0:
+            return pitcher_first(out, self.pitcher_side, self.contract)
         return out
+
+
+Award = tuple[int, int, str]  # (side, points, kind)
+
+
+def pitcher_first(awards: list[Award], pitcher_side: int, contract: int) -> list[Award]:
+    """RD18: if the pitcher's side made at least its contract, its awards come first (in scoring
+    order), then every other side's; if it made less, one ``setback`` of -contract comes first, its
+    awards go to nobody, then every other side's. Contract 0 (everyone passed) cannot be set back
+    (RD15)."""
+    mine = [award for award in awards if award[0] == pitcher_side]
+    others = [award for award in awards if award[0] != pitcher_side]
+    if sum(points for _, points, _ in mine) >= contract:
+        return mine + others
+    return [(pitcher_side, -contract, "setback"), *others]
 
 
 def captor(captured: Sequence[int], card: int) -> int:
@@ -299,3 +367,30 @@ def gift_blocked(rules: Rules, sides: Sequence[int], dealer: int, scores: Sequen
         non_beggar = sides[(dealer + 2) % 3]
         return non_beggar in recipients and scores[non_beggar] + points >= target
     return any(scores[side] + points >= target for side in recipients)
+
+
+# ---------------------------------------------------------------------- the auction (RD13–RD15)
+
+
+def legal_bids(rules: Rules, high_bid: int, dealer_to_bid: bool) -> tuple[int, ...]:
+    """RD13, RD14: the action ids a bidder may choose when the highest bid so far is ``high_bid``
+    (0: nobody has bid): ``pass``, every bid above it up to ``bid_max``, and — for the dealer, who
+    bids last, when somebody has bid and ``dealer_may_hold`` — ``hold`` (take the contract at that
+    bid, the maximum included)."""
+    legal = (PASS, *range(BID_BASE + high_bid, BID_BASE + rules.bid_max))
+    if dealer_to_bid and high_bid and rules.dealer_may_hold:
+        legal += (HOLD,)
+    return legal
+
+
+def auction_result(bids: Sequence[tuple[int, int]], eldest: int) -> tuple[int, int]:
+    """RD13–RD15: ``(pitcher, contract)`` of a finished auction, ``bids`` being ``(seat, action)`` in
+    the order made: the dealer's ``hold`` takes the highest bid; otherwise the highest bidder pitches
+    at his bid; if everyone passed, eldest pitches with contract 0."""
+    pitcher, contract = eldest, 0
+    for seat, action in bids:
+        if action == HOLD:
+            pitcher = seat
+        elif action != PASS:
+            pitcher, contract = seat, action - BID_BASE + 1
+    return pitcher, contract

@@ -23,9 +23,16 @@ callable ``policy(observation) -> action``.
 **Partnerships.** With four players in partnerships, ``partner="learner"`` (default) lets the
 learner decide for both seats of its side; pass a policy to have the partner played by it.
 
+**Actions.** ``step`` takes exactly an integer action id 0–116: a Python ``int``, a numpy integer or
+a 0-d numpy integer array (:func:`allfours_env.actions.as_action_id`). Anything else (``True``, ``0.9``,
+``"1"``, ``None``) raises ``TypeError`` and an id out of range ``ValueError``, in either mode below:
+nothing is coerced. ``step`` before ``reset()``, or after the episode has ended, raises
+``RuntimeError`` saying to call ``reset()``.
+
 **Illegal actions.** With ``illegal_action="terminate"`` (default, like PettingZoo's
-``TerminateIllegalWrapper``) an illegal learner action ends the episode with reward −1 and
-``info["illegal_action"] = True`` (a warning is logged once); ``"raise"`` raises instead.
+``TerminateIllegalWrapper``) an id that is not legal in the position ends the episode with reward −1
+and ``info["illegal_action"] = True`` (a warning is logged once); ``"raise"`` raises
+:class:`~allfours_env.engine.IllegalActionError` instead.
 
 **Privileged critic.** With ``critic_state=True`` the observation is the seat's own
 (:data:`~allfours_env.observation.OBS_SIZE` entries) followed by the cards it cannot see
@@ -48,6 +55,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from allfours_env.actions import as_action_id
 from allfours_env.aec import raw_env
 from allfours_env.engine import IllegalActionError
 from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
@@ -136,6 +144,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._controlled: set[int] = set()
         self._policies: dict[int, Any] = {}
         self._observation: dict[str, np.ndarray] | None = None
+        self._ended = False  # the episode is over: step() needs a reset() first
 
     # ------------------------------------------------------------------ gymnasium API
 
@@ -150,19 +159,25 @@ class SingleAgentEnv(gymnasium.Env):
             self._seat_players()
             self._collect()  # a turn-up may score before anyone moves (P1)
             if not self._advance():
+                self._ended = False
                 return self._learner_observation(), self._info()
             aec_seed, options = None, None  # over before the learner moved (E3): play the next one
         raise RuntimeError("100 episodes in a row ended before the learner's first decision: "
                            "check target_points and turnup_scores")
 
     def step(self, action: Any):
-        mask = self._observation["action_mask"]
-        action = int(action)
-        if not (0 <= action < mask.shape[0]) or not mask[action]:
+        if self._observation is None:
+            raise RuntimeError("step() before reset(): call reset() to start the first episode")
+        if self._ended:
+            raise RuntimeError("the episode has ended (step returned terminated=True): call reset() "
+                               "to start the next one")
+        action = as_action_id(action)
+        if not self._observation["action_mask"][action]:
             return self._illegal(action)
         self.aec.step(action)
         self._collect()
         terminated = self._advance()
+        self._ended = terminated
         reward, self._reward = self._reward, 0.0
         return self._learner_observation(), reward, terminated, False, self._info()
 
@@ -236,6 +251,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._warned_illegal = True
         info = self._info()
         info["illegal_action"] = True
+        self._ended = True
         return self._learner_observation(), -1.0, True, False, info
 
     def _learner_observation(self) -> np.ndarray:

@@ -12,7 +12,8 @@ on request, every game record. From Python::
 Modules: :mod:`~evaluate.schedule` (tables, seatings, deal groups), :mod:`~evaluate.games` (playing a
 deal group), :mod:`~evaluate.parallel` (worker processes), :mod:`~evaluate.tournament` (the API),
 :mod:`~evaluate.stats` and :mod:`~evaluate.rating` (the numbers), :mod:`~evaluate.report` and
-:mod:`~evaluate.plot` (tables, files, plot), :mod:`~evaluate.__main__` (the command line).
+:mod:`~evaluate.plot` (tables, files, plot), :mod:`~evaluate.output` (which folder the files go to,
+checked before the first game), :mod:`~evaluate.__main__` (the command line).
 """
 
 from evaluate.rating import fit_ratings

@@ -6,12 +6,15 @@
 
 ``--games`` is the number of games **per pairing** (per table), counting every seating of a deal
 group: at 2 players, 2000 games = 1000 deal groups each played twice with the seats swapped. It is
-rounded up to whole deal groups (a note says so). Prints the Markdown report on stdout, a progress
-bar with an ETA on stderr, and writes the files of :mod:`evaluate.report` into ``--out``.
+rounded up to whole deal groups (a note says so); the deal groups are generated as they are played,
+so memory does not grow with ``--games``. Prints the Markdown report on stdout, a progress bar with
+an ETA on stderr, and writes the files of :mod:`evaluate.report` into ``--out``, or without it into
+a new folder under ``runs/evaluate/`` (:mod:`evaluate.output`: a folder that holds results is
+refused unless ``--overwrite``; every input, the folder included, is checked before the first game).
 
-Exit status: 0 done; 2 bad input (one line on stderr naming the problem); 1 a game failed (e.g. an
-agent chose an illegal action); 130 interrupted with Ctrl-C (the finished games are reported and
-saved).
+Exit status: 0 done; 2 bad input (one line on stderr naming the problem, nothing written); 1 a game
+failed (e.g. an agent chose an illegal action) or the results could not be written; 130 interrupted
+with Ctrl-C (the finished games are reported and saved).
 """
 
 from __future__ import annotations
@@ -21,24 +24,19 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
+from agents.cli import OneLineParser
+from evaluate.output import OutputFolder
 from evaluate.schedule import SCHEDULES
 from evaluate.tournament import BACKENDS, Tournament, TournamentError
 
 PROG = "allfours-evaluate"
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (and exit status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{PROG}: error: {message} (see --help)\n")
-
-
 def parser() -> argparse.ArgumentParser:
     """The command-line options."""
-    p = _Parser(
+    p = OneLineParser(
         prog=PROG,
         description="Duplicate tournament between All Fours agents: every pairing plays the same deals "
         "with the seats rotated; prints a leaderboard and saves JSON, CSV and a plot.",
@@ -62,8 +60,10 @@ def parser() -> argparse.ArgumentParser:
                    help="run on the Ray cluster at ADDRESS ('auto': the one `ray start` began on this "
                    "machine, HOST:PORT, ray://HOST:PORT); implies --backend ray")
     p.add_argument("--out", default=None, metavar="DIR",
-                   help="folder for results.json, *.csv, results.png (default: runs/evaluate/"
-                   "<preset>-<players>p-seed<seed>)")
+                   help="folder for results.json, *.csv, results.png; refused if it holds results "
+                   "(default: a new folder runs/evaluate/<agents>-<preset>-<players>p-seed<seed>[-N])")
+    p.add_argument("--overwrite", action="store_true",
+                   help="let the results of this run replace those already in --out DIR")
     p.add_argument("--records", action="store_true", help="also save every game record (records.jsonl)")
     p.add_argument("--no-plot", action="store_true", help="do not draw results.png")
     p.add_argument("--no-save", action="store_true", help="print the report only, write no files")
@@ -106,53 +106,87 @@ def main(argv: Sequence[str] | None = None) -> int:
             ray.shutdown()
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Options that contradict each other or are out of range (TournamentError)."""
+    if args.workers is not None and args.workers < 1:
+        raise TournamentError(f"--workers must be at least 1, got {args.workers}")
+    if args.out is not None and not args.out.strip():
+        raise TournamentError("--out needs a folder name, got an empty one")
+    if args.no_save:
+        clash = [name for name, given in (("--out", args.out is not None), ("--overwrite", args.overwrite),
+                                          ("--records", args.records)) if given]
+        if clash:
+            raise TournamentError(f"--no-save writes no files: drop {' and '.join(clash)}, or --no-save")
+    elif args.overwrite and args.out is None:
+        raise TournamentError("--overwrite replaces the results in --out DIR: give --out (without it, "
+                              "every run gets a new folder)")
+
+
 def _run(args: argparse.Namespace) -> int:
     """Set up, run, report and save a tournament from parsed arguments; returns the exit status."""
-    backend = "ray" if args.ray is not None else args.backend
-    workers = args.workers if args.workers is not None or backend == "ray" else os.cpu_count() or 1
+    backend = args.backend = "ray" if args.ray is not None else args.backend
+    if args.workers is None and backend == "local":
+        args.workers = os.cpu_count() or 1
     try:
-        if workers is not None and workers < 1:
-            raise TournamentError(f"--workers must be at least 1, got {workers}")
+        check_options(args)
         tournament = Tournament(
             args.agents, preset=args.preset, players=args.players, knobs=parse_knobs(args.rule),
             games=args.games, seed=args.seed, table_size=args.table_size, schedule=args.schedule,
             records=args.records,
         )
+        if backend == "ray":  # connect before any folder is made: an unreachable cluster is bad input
+            from evaluate.ray_backend import RayUnavailable, init_ray
+
+            try:
+                args.ray_started = init_ray(args.ray or "")  # main() disconnects
+            except RayUnavailable as err:
+                raise TournamentError(str(err)) from None
+        folder = None
+        if not args.no_save:
+            if args.out is not None:
+                folder = OutputFolder.given(args.out, overwrite=args.overwrite)
+            else:
+                folder = OutputFolder.new(tournament.labels, tournament.rules, tournament.seed)
     except TournamentError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
-    if backend == "ray":
-        from evaluate.ray_backend import RayUnavailable, init_ray
+    saved = False
+    try:
+        status, saved = _play_and_save(args, tournament, folder)
+        return status
+    finally:
+        if folder is not None and not saved:
+            folder.release()
 
-        try:
-            args.ray_started = init_ray(args.ray or "")  # main() disconnects
-        except RayUnavailable as err:
-            print(f"{PROG}: error: {err}", file=sys.stderr)
-            return 2
+
+def _play_and_save(args: argparse.Namespace, tournament: Tournament,
+                   folder: OutputFolder | None) -> tuple[int, bool]:
+    """Run a checked tournament, print its report and save its files into ``folder``; returns the
+    exit status and whether files were saved."""
     if tournament.games_per_table != args.games:
         seatings = len(tournament.tables[0].seatings)
         print(f"{PROG}: note: --games {args.games} rounded up to {tournament.games_per_table} per pairing "
               f"(whole deal groups of {seatings} seatings)", file=sys.stderr)
     try:
-        result = tournament.run(workers=workers, progress=not args.quiet, backend=backend,
+        result = tournament.run(workers=args.workers, progress=not args.quiet, backend=args.backend,
                                 address=args.ray or "")
     except Exception as err:  # a game failed in an agent; say which, without a traceback
         print(f"{PROG}: error: a game failed: {type(err).__name__}: {err}", file=sys.stderr)
-        return 1
+        return 1, False
     if not result.games:
         print(f"{PROG}: interrupted before any deal group finished; nothing to report", file=sys.stderr)
-        return 130
+        return 130, False
     from evaluate.report import markdown, save
 
     print(markdown(result), end="")
-    if not args.no_save:
-        out = args.out or os.path.join("runs", "evaluate", f"{args.preset}-{args.players}p-seed{args.seed}")
+    saved = folder is not None
+    if folder is not None:
         try:
-            paths = save(result, out, plot=not args.no_plot)
+            paths = save(result, folder.path, plot=not args.no_plot)
         except OSError as err:
-            print(f"{PROG}: error: cannot write results to {out}: {err}", file=sys.stderr)
-            return 1
-        print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {out}", file=sys.stderr)
+            print(f"{PROG}: error: cannot write results to {folder.path}: {err}", file=sys.stderr)
+            return 1, True
+        print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {folder.path}", file=sys.stderr)
     print(f"{PROG}: {len(result.games):,} games in {result.elapsed_s:.1f} s "
           f"({result.games_per_second:,.0f} games/s, {result.workers} worker(s))", file=sys.stderr)
     if result.interrupted:
@@ -160,8 +194,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{PROG}: interrupted by Ctrl-C: kept {len(result.games):,} finished games of "
               f"{result.planned_games:,} ({used:,} in complete deal groups are in the statistics)",
               file=sys.stderr)
-        return 130
-    return 0
+        return 130, saved
+    return 0, saved
 
 
 if __name__ == "__main__":

@@ -11,12 +11,13 @@ keeps every chunk that had come back (whole deal groups only).
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import queue
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from evaluate.games import GameSummary, GroupPlayer
@@ -54,10 +55,11 @@ def _one_thread() -> None:
         torch.set_num_threads(1)
 
 
-def run_in_process(player: GroupPlayer, items: Sequence[tuple[int, int]],
+def run_in_process(player: GroupPlayer, items: Iterable[tuple[int, int]],
                    on_games: Callable[[list[GameSummary]], None]) -> bool:
-    """Play ``items`` here, group by group, passing each group's games to ``on_games``. Returns
-    True if interrupted by Ctrl-C (the group in progress is dropped)."""
+    """Play ``items`` (``(table, group)`` pairs, consumed as they are played) here, group by group,
+    passing each group's games to ``on_games``. Returns True if interrupted by Ctrl-C (the group in
+    progress is dropped)."""
     try:
         for table, group in items:
             on_games(player.play_group(table, group))
@@ -75,11 +77,14 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def run_in_pool(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], workers: int,
+def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], count: int, workers: int,
                 on_games: Callable[[list[GameSummary]], None]) -> bool:
-    """Play ``items`` in ``workers`` processes, passing each chunk's games to ``on_games`` as it
-    comes back. Returns True if interrupted by Ctrl-C. Errors raised by a game are re-raised here."""
-    pending = list(reversed(items))  # pop() from the end hands out groups in order
+    """Play the ``count`` deal groups of ``items`` (``(table, group)`` pairs, taken from the iterable
+    in order as work is handed out) in ``workers`` processes, passing each chunk's games to
+    ``on_games`` as it comes back. Returns True if interrupted by Ctrl-C. Errors raised by a game
+    are re-raised here."""
+    pending = iter(items)
+    left = count  # groups not yet handed out
     done: queue.SimpleQueue = queue.SimpleQueue()
     seconds_per_group: float | None = None
     in_flight = 0
@@ -89,17 +94,21 @@ def run_in_pool(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], 
         pool = _context().Pool(workers, initializer=_init_worker, initargs=(player_args,))
 
         def submit() -> None:
-            nonlocal in_flight
+            nonlocal in_flight, left
             if seconds_per_group is None:
                 size = 1
             else:
                 size = int(CHUNK_SECONDS / max(seconds_per_group, 1e-6))
-            size = max(1, min(size, MAX_CHUNK, -(-len(pending) // (2 * workers))))
-            chunk = [pending.pop() for _ in range(min(size, len(pending)))]
+            size = max(1, min(size, MAX_CHUNK, -(-left // (2 * workers))))
+            chunk = list(itertools.islice(pending, size))
+            left -= len(chunk)
+            if not chunk:  # the iterable held fewer groups than counted
+                left = 0
+                return
             pool.apply_async(_play_chunk, (chunk,), callback=done.put, error_callback=done.put)
             in_flight += 1
 
-        while pending and in_flight < 2 * workers:
+        while left and in_flight < 2 * workers:
             submit()
         while in_flight:
             reply = _wait(done)
@@ -111,7 +120,7 @@ def run_in_pool(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], 
             seconds_per_group = per_group if seconds_per_group is None else (
                 0.7 * seconds_per_group + 0.3 * per_group)
             on_games([GameSummary(*game) for game in games])
-            while pending and in_flight < 2 * workers:
+            while left and in_flight < 2 * workers:
                 submit()
     except KeyboardInterrupt:
         interrupted = True

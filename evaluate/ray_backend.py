@@ -19,10 +19,11 @@ Needs Ray (``pip install 'allfours[rllib]'``); nothing imports this module unles
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +119,11 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def run_on_ray(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], workers: int | None,
-               on_games: Callable[[list[GameSummary]], None], address: str = "") -> tuple[bool, int]:
-    """Play ``items`` as Ray tasks (at most ``workers`` running at once; None: the cluster's CPUs),
+def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], count: int,
+               workers: int | None, on_games: Callable[[list[GameSummary]], None],
+               address: str = "") -> tuple[bool, int]:
+    """Play the ``count`` deal groups of ``items`` (``(table, group)`` pairs, taken in order as work
+    is handed out) as Ray tasks, at most ``workers`` running at once (None: the cluster's CPUs),
     passing each chunk's games to ``on_games``. Returns (interrupted by Ctrl-C, workers used).
     Connects with :func:`init_ray` unless connected, and disconnects if it connected. An error
     raised by a game is re-raised here as itself."""
@@ -128,23 +131,27 @@ def run_on_ray(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], w
     import ray
 
     try:
-        workers = max(1, min(workers or cluster_cpus(), len(items)))
+        workers = max(1, min(workers or cluster_cpus(), count))
         task = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
         token = uuid.uuid4().hex
         args_ref = ray.put(player_args)
-        pending = list(reversed(items))  # pop() from the end hands out groups in order
+        pending = iter(items)
+        left = count  # groups not yet handed out
         seconds_per_group: float | None = None
         in_flight: list[Any] = []
         interrupted = False
 
         def submit() -> None:
+            nonlocal left
             size = 1 if seconds_per_group is None else int(CHUNK_SECONDS / max(seconds_per_group, 1e-6))
-            size = max(1, min(size, MAX_CHUNK, -(-len(pending) // (2 * workers))))
-            chunk = [pending.pop() for _ in range(min(size, len(pending)))]
-            in_flight.append(task.remote(token, args_ref, chunk))
+            size = max(1, min(size, MAX_CHUNK, -(-left // (2 * workers))))
+            chunk = list(itertools.islice(pending, size))
+            left = left - len(chunk) if chunk else 0
+            if chunk:
+                in_flight.append(task.remote(token, args_ref, chunk))
 
         try:
-            while pending and len(in_flight) < 2 * workers:
+            while left and len(in_flight) < 2 * workers:
                 submit()
             while in_flight:
                 ready, in_flight = ray.wait(in_flight, num_returns=1, timeout=0.2)
@@ -158,7 +165,7 @@ def run_on_ray(player_args: tuple[Any, ...], items: Sequence[tuple[int, int]], w
                     seconds_per_group = per_group if seconds_per_group is None else (
                         0.7 * seconds_per_group + 0.3 * per_group)
                     on_games([GameSummary(*game) for game in games])
-                while pending and len(in_flight) < 2 * workers:
+                while left and len(in_flight) < 2 * workers:
                     submit()
         except KeyboardInterrupt:
             interrupted = True

@@ -8,8 +8,11 @@ Files written by :func:`save` into the output folder:
 * ``agents.csv`` — the leaderboard, one row per agent; ``tables.csv`` — one row per agent per
   table (pairing); ``games.csv`` — one row per game;
 * ``records.jsonl`` — with ``records=True``: one line per game, its seats and its full game record
-  (``allfours_env.replay(line["record"])`` replays it);
+  (``allfours_env.replay(line)`` replays a line, as text or parsed);
 * ``results.png`` — win rates with 95% intervals, and the rating ladder.
+
+:func:`save` writes into the folder it is given and replaces files of these names there (the
+command line decides the folder first and refuses one that holds results: :mod:`evaluate.output`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from typing import Any
 
 from evaluate.stats import KINDS
 from evaluate.tournament import TournamentResult
+
+#: Every file :func:`save` may write, in this order.
+REPORT_FILES = ("results.json", "agents.csv", "tables.csv", "games.csv", "records.jsonl", "results.png")
 
 KIND_TITLES = {"high": "High", "low": "Low", "jack": "Jack", "game": "Game", "turnup": "turn-up",
                "gift": "gift", "void": "void"}
@@ -179,7 +185,10 @@ def write_records(result: TournamentResult, path: Path) -> int:
 
 
 def save(result: TournamentResult, out: str | Path, *, plot: bool = True) -> list[Path]:
-    """Write every report file into folder ``out`` (created if needed); returns their paths."""
+    """Write every report file into folder ``out`` (created if needed), replacing files of those
+    names, and remove the :data:`REPORT_FILES` this result does not have (an earlier run's
+    ``records.jsonl`` or plot), so that the folder describes one tournament; returns the paths
+    written."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
@@ -197,4 +206,8 @@ def save(result: TournamentResult, out: str | Path, *, plot: bool = True) -> lis
         image = plot_results(result, folder / "results.png")
         if image is not None:
             paths.append(image)
+    written = {path.name for path in paths}
+    for name in REPORT_FILES:
+        if name not in written:
+            (folder / name).unlink(missing_ok=True)
     return paths

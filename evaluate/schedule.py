@@ -18,12 +18,16 @@ table holds every side (and so every seat) equally often.
 Games are numbered 0, 1, ... across the tournament: table by table, deal group by deal group,
 seating by seating (:meth:`Table.game_index`). A game's seeds derive from the tournament seed and
 that number alone, so its result does not depend on the order or the process in which it runs.
+
+The work is the stream :func:`work_items` of ``(table, group)`` pairs, made as it is consumed: a
+tournament of a billion games holds a handful of :class:`Table` objects, never a list of its games.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from allfours_env.cards import NUM_CARDS
@@ -87,6 +91,14 @@ def make_tables(
         tables.append(table)
         first += table.games
     return tables
+
+
+def work_items(tables: Sequence[Table]) -> Iterator[tuple[int, int]]:
+    """Every deal group to play, as ``(table index, group)``: table by table, group by group (the
+    order of the game numbers), generated on demand."""
+    for table in tables:
+        for group in range(table.groups):
+            yield table.index, group
 
 
 def deal_group(seed: int, group: int, num_players: int, num_decks: int) -> tuple[int, list[list[int]]]:

@@ -24,7 +24,7 @@ from agents.base import Agent, AgentError, make_agent, parse_spec
 from allfours_env.rules import Rules, RulesError
 from evaluate.games import GameSummary, GroupPlayer
 from evaluate.parallel import run_in_pool, run_in_process
-from evaluate.schedule import SCHEDULES, Table, make_tables
+from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
 from evaluate.stats import summarize
 
 AgentSource = str | Agent
@@ -188,9 +188,9 @@ class Tournament:
             raise TournamentError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
         if not (_is_int(workers) and workers >= 1 or workers is None and backend == "ray"):
             raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
-        items = [(t.index, g) for t in self.tables for g in range(t.groups)]
+        groups = sum(t.groups for t in self.tables)
         if workers is not None:
-            workers = min(workers, len(items))
+            workers = min(workers, groups)
         if backend == "ray" or workers > 1:
             try:
                 pickle.dumps(self.sources)
@@ -215,15 +215,16 @@ class Tournament:
                 from evaluate.ray_backend import run_on_ray
 
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted, workers = run_on_ray(args, items, workers, on_games, address)
+                interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_games,
+                                                  address)
             elif workers == 1:
                 # reuse the agents built to check the input
                 player = GroupPlayer(self.rules, self.sources, self.seed, self.tables, self.records,
                                      prebuilt=self.built)
-                interrupted = run_in_process(player, items, on_games)
+                interrupted = run_in_process(player, work_items(self.tables), on_games)
             else:
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted = run_in_pool(args, items, workers, on_games)
+                interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games)
         finally:
             if bar is not None:
                 bar.close()

@@ -14,14 +14,24 @@ PRESET_PLAYERS = [
     ("trinidad", 2), ("trinidad", 4),
     ("blind_all_fours", 2), ("blind_all_fours", 3), ("blind_all_fours", 4),
 ]
+#: The round-2 presets with every player count they allow (docs/rules.md §4).
+ROUND2_PRESET_PLAYERS = [
+    ("california_jack", 2), ("shasta_sam", 2),
+    ("auction_pitch", 2), ("auction_pitch", 3), ("auction_pitch", 4),
+    ("pitch_with_joker", 3), ("pitch_with_joker", 4),
+    ("don", 2), ("don", 3), ("don", 4),
+]
+ALL_PRESET_PLAYERS = PRESET_PLAYERS + ROUND2_PRESET_PLAYERS
 
 
 def stacked_game(preset="seven_up", num_players=2, *, dealer=0, hands, turnup=None, runs=(),
-                 scores=None, **knobs) -> Game:
-    """A game whose first deal gives ``hands`` (text, seat order) and turns up ``turnup``."""
+                 stock=None, scores=None, **knobs) -> Game:
+    """A game whose first deal gives ``hands`` (text, seat order) and turns up ``turnup``; ``stock``
+    (text, top card first) orders the rest of the pack, e.g. the stock of california_jack."""
     rules = Rules.make(preset, num_players, **knobs)
     deck = stack_deck(num_players, dealer, [h.split() for h in hands], turnup,
-                      [([p.split() for p in packets], t) for packets, t in runs])
+                      [([p.split() for p in packets], t) for packets, t in runs],
+                      None if stock is None else stock.split(), joker=rules.joker)
     return Game(rules, seed=0, dealer=dealer, decks=[deck], scores=scores)
 
 

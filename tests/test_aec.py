@@ -454,3 +454,76 @@ def test_random_game_through_env_matches_the_engine_with_the_same_decisions():
         env.step(rng.choice(env.game.legal_actions()))
     record = env.record
     assert allfours_env.replay(record).record() == record
+
+
+# ---------------------------------------------------------------- what step() accepts
+
+NOT_INTEGERS = [True, False, np.bool_(True), 0.9, 1.0, np.float32(0), "1", "stand", np.array([0]), [0]]
+OUT_OF_RANGE = [117, -1, np.int64(200), 10**20]
+
+
+def _state(env):
+    raw = env.unwrapped
+    return (len(raw.game.log), raw.agent_selection, dict(raw.terminations), dict(raw._cumulative_rewards))
+
+
+@pytest.mark.parametrize("make", [allfours_env.raw_env, allfours_env.env], ids=["raw_env", "env"])
+@pytest.mark.parametrize("action", NOT_INTEGERS, ids=repr)
+def test_step_rejects_actions_that_are_not_integers(make, action):
+    env = make()
+    env.reset(seed=0)
+    before = _state(env)
+    with pytest.raises(TypeError, match=r"an action is an integer id 0\.\.116 .*got "):
+        env.step(action)
+    assert _state(env) == before  # nothing coerced, the game did not end for the offender
+
+
+@pytest.mark.parametrize("make", [allfours_env.raw_env, allfours_env.env], ids=["raw_env", "env"])
+@pytest.mark.parametrize("action", OUT_OF_RANGE, ids=repr)
+def test_step_rejects_ids_out_of_range(make, action):
+    env = make()
+    env.reset(seed=0)
+    before = _state(env)
+    with pytest.raises(ValueError, match=rf"action {int(action)} is out of range: action ids are 0\.\.116"):
+        env.step(action)
+    assert _state(env) == before
+
+
+@pytest.mark.parametrize("make", [allfours_env.raw_env, allfours_env.env], ids=["raw_env", "env"])
+def test_step_none_for_an_agent_to_move_is_a_clear_error(make):
+    env = make()
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="only for an agent whose episode has ended; player_1 is to move"):
+        env.step(None)
+
+
+@pytest.mark.parametrize("make", [allfours_env.raw_env, allfours_env.env], ids=["raw_env", "env"])
+@pytest.mark.parametrize("kind", [int, np.int32, np.int64, np.uint8, np.array], ids=lambda k: k.__name__)
+def test_step_accepts_python_and_numpy_integers(make, kind):
+    env = make()
+    env.reset(seed=0)
+    env.step(kind(STAND))
+    assert env.unwrapped.phase == "play" and not any(env.terminations.values())
+
+
+def test_step_before_reset_says_to_reset():
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+        allfours_env.raw_env().step(0)
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        allfours_env.env().step(0)  # PettingZoo's OrderEnforcingWrapper
+
+
+def test_step_after_the_end_says_to_reset():
+    env = allfours_env.raw_env()
+    env.reset(seed=0)
+    rng = random.Random(0)
+    while not all(env.terminations.values()):
+        env.step(rng.choice(env.game.legal_actions()))
+    with pytest.raises(ValueError, match=r"episode has ended: step\(None\) takes it out"):
+        env.step(0)
+    while env.agents:
+        env.step(None)
+    with pytest.raises(RuntimeError, match=r"episode is over .*call reset\(\)"):
+        env.step(None)
+    env.reset(seed=1)
+    env.step(np.int64(STAND))  # a reset makes the env usable again

@@ -51,6 +51,7 @@ def test_report_and_files(tmp_path, capsys):
     first = json.loads(lines[0])
     assert first["seats"] == ["random", "random#2"]
     assert replay(first["record"]).winner == first["record"]["winner"]
+    assert replay(lines[0]).record() == first["record"]  # a line replays as it is (issue 15)
     assert "wrote results.json" in err
 
 
@@ -144,3 +145,109 @@ def test_ctrl_c_keeps_finished_games(tmp_path):
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["run"]["interrupted"] is True
     assert 0 < data["statistics"]["games_used"] == data["run"]["games_finished"] < 2_000_000
+
+
+def _snapshot(folder: Path) -> dict:
+    """Every file under ``folder`` with its bytes and modification time."""
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _no_games(monkeypatch):
+    """Make playing a game fail the test: the checks must come before any game."""
+    from evaluate.tournament import Tournament
+
+    def run(self, *args, **kwargs):
+        raise AssertionError("a game was played before the input was checked")
+
+    monkeypatch.setattr(Tournament, "run", run)
+
+
+def _one_line_error(code, out, err, message):
+    assert code == 2, err
+    assert out == ""
+    assert re.search(message, err), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_out_holding_results_is_refused_before_any_game(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "results"
+    code, _, err = _run(["random", "random", "--games", "4", "--workers", "1", "--out", str(out),
+                         "--quiet", "--no-plot"], capsys)
+    assert code == 0, err
+    before = _snapshot(tmp_path)
+    _no_games(monkeypatch)
+    code, stdout, err = _run(["random", "heuristic", "--games", "1000000000", "--out", str(out), "--quiet"],
+                             capsys)
+    _one_line_error(code, stdout, err, r"--out .*results already holds results \(results.json, agents.csv, "
+                                       r"tables.csv, games.csv\): give a new folder, or add --overwrite")
+    assert _snapshot(tmp_path) == before
+
+
+def test_overwrite_replaces_the_results_and_drops_stale_files(tmp_path, capsys):
+    out = tmp_path / "results"
+    common = ["--workers", "1", "--out", str(out), "--quiet", "--no-plot"]
+    code, _, err = _run(["random", "random", "--games", "4", "--records", *common], capsys)
+    assert code == 0 and (out / "records.jsonl").exists(), err
+    (out / "notes.txt").write_text("mine")
+    code, _, err = _run(["random", "heuristic", "--games", "6", "--overwrite", *common], capsys)
+    assert code == 0, err
+    data = json.loads((out / "results.json").read_text())
+    assert data["config"]["agents"] == ["random", "heuristic"] and data["config"]["games_per_table"] == 6
+    assert not (out / "records.jsonl").exists()  # the old run's records do not describe this one
+    assert (out / "notes.txt").read_text() == "mine"  # files of other names are left alone
+
+
+@pytest.mark.parametrize(("setup", "args", "message"), [
+    ("file", ["--out", "{tmp}/taken"], r"--out .*taken is a file, not a folder"),
+    ("file", ["--out", "{tmp}/taken/sub"], r"cannot create the results folder .*taken/sub"),
+    (None, ["--overwrite"], r"--overwrite replaces the results in --out DIR: give --out"),
+    (None, ["--out", " "], r"--out needs a folder name, got an empty one"),
+    (None, ["--no-save", "--out", "{tmp}/x"], r"--no-save writes no files: drop --out"),
+    (None, ["--no-save", "--records"], r"--no-save writes no files: drop --records"),
+])
+def test_bad_output_options_are_one_line_before_any_game(tmp_path, capsys, monkeypatch, setup, args, message):
+    if setup == "file":
+        (tmp_path / "taken").write_text("a file")
+    monkeypatch.chdir(tmp_path)
+    before = _snapshot(tmp_path)
+    _no_games(monkeypatch)
+    code, out, err = _run(["random", "random", *[a.format(tmp=tmp_path) for a in args]], capsys)
+    _one_line_error(code, out, err, message)
+    assert _snapshot(tmp_path) == before and not (tmp_path / "runs").exists()
+
+
+def test_without_out_every_tournament_gets_its_own_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["random", "heuristic", "--games", "4", "--workers", "1", "--quiet", "--no-plot"]
+    code, _, err = _run(args, capsys)
+    assert code == 0, err
+    first = tmp_path / "runs" / "evaluate" / "random-vs-heuristic-seven_up-2p-seed0"
+    assert f"to {first.relative_to(tmp_path)}" in err
+    kept = _snapshot(first)
+    code, _, err = _run([*args[:3], "8"] + args[4:], capsys)  # the same agents, preset and seed again
+    assert code == 0, err
+    second = first.with_name(first.name + "-2")
+    assert json.loads((second / "results.json").read_text())["config"]["games_per_table"] == 8
+    assert _snapshot(first) == kept
+
+
+def test_default_folder_names_are_safe_paths():
+    from allfours_env import Rules
+    from evaluate.output import default_name
+
+    assert default_name(["ppo:runs/a b/model.zip", "pimc:samples=8", "random#2"], Rules.make("trinidad", 4),
+                        7) == "ppo-runs-a-b-model.zip-vs-pimc-samples=8-vs-random-2-trinidad-4p-seed7"
+
+
+def test_a_run_that_saves_nothing_leaves_no_folder_behind(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from evaluate.tournament import Tournament
+
+    def fail(self, *args, **kwargs):
+        raise RuntimeError("agent crashed")
+
+    monkeypatch.setattr(Tournament, "run", fail)
+    code, _, err = _run(["random", "random", "--games", "2", "--quiet"], capsys)
+    assert code == 1 and "a game failed: RuntimeError: agent crashed" in err
+    assert not (tmp_path / "runs").exists()

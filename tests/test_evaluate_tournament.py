@@ -198,3 +198,41 @@ def test_unpicklable_agent_object_needs_one_worker():
     with pytest.raises(TournamentError, match="cannot be sent to worker processes"):
         run_tournament([agent, "random"], games=4, workers=2)
     assert len(run_tournament([agent, "random"], games=4, workers=1).games) == 4
+
+
+def test_a_billion_games_are_streamed_not_listed():
+    """The schedule of a huge tournament is generated as it is played: starting one holds a few
+    tables, not a list of its deal groups (the memory peak stays far below one entry per group)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = run_tournament([Interrupting(stop=5), "random"], games=1_000_000_000, seed=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.interrupted and result.planned_games == 1_000_000_000
+    assert [g.index for g in result.games] == [0, 1, 2, 3]
+    assert peak < 20_000_000  # bytes; a list of 500 million groups would need tens of gigabytes
+
+
+def test_worker_pool_takes_deal_groups_from_the_stream_as_it_hands_them_out():
+    import itertools
+
+    from evaluate.parallel import run_in_pool
+
+    rules = Rules.make("seven_up", 2)
+    tables = make_tables(2, 2, games=2 * 10**12, table_size=2)
+    taken = []
+
+    def stream():
+        for group in itertools.count():
+            taken.append(group)
+            yield 0, group
+
+    def on_games(games):
+        raise KeyboardInterrupt  # stop at the first chunk back, as Ctrl-C would
+
+    interrupted = run_in_pool((rules, ["random", "random"], 0, tables, False), stream(), tables[0].groups,
+                              2, on_games)
+    assert interrupted and 0 < len(taken) <= 8  # the first chunks only: nothing listed up front

@@ -382,3 +382,54 @@ def test_blocked_gift_is_explained():
     action, why = session.parse_move("gift")
     assert action is None and "not allowed" in why
     assert session.parse_move("run")[0] == str_to_action("run")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--players", "x"], r"argument --players: invalid int value: 'x' \(see --help\)"),
+        (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
+        (["--delay", "-1"], "--delay must be a number of seconds >= 0"),
+        (["--save-record", "{tmp}/old.json"], "old.json exists and a game record is never written over"),
+        (["--save-record", "{tmp}/nowhere/g.json"], "the folder .*nowhere does not exist"),
+        (["--save-record", "{tmp}"], "is a folder: give a file name"),
+        (["--opponent", "ppo:{tmp}/old.json"], "old.json"),  # not a policy file
+    ],
+)
+def test_bad_arguments_are_one_line_before_the_game(argv, message, capsys, tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text("my notes")
+    asked = []
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    assert play_cli.main(argv, input_fn=asked.append, output=io.StringIO()) == 2
+    captured = capsys.readouterr()
+    assert re.search(message, captured.err), captured.err
+    assert captured.err.startswith("allfours-play: error: ") and len(captured.err.strip().splitlines()) == 1
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert asked == [] and old.read_text() == "my notes"  # nothing played, nothing written
+
+
+def test_the_save_offer_never_writes_over_a_file(tmp_path):
+    taken = tmp_path / "taken.json"
+    taken.write_text("my notes")
+    fresh = tmp_path / "fresh.json"
+    answers = iter([str(taken), str(tmp_path), str(fresh)])
+    output = io.StringIO()
+    status = play_cli.main(["--opponent", "random", "--seed", "6", "--target", "3"],
+                           input_fn=lambda prompt: next(answers) if prompt.startswith("save") else "1",
+                           output=output)
+    text = output.getvalue()
+    assert status == 0 and "taken.json exists and a game record is never written over a file" in text
+    assert "is a folder" in text
+    assert taken.read_text() == "my notes"
+    assert replay(fresh).is_over
+
+
+def test_table_labels_come_from_the_renderer():
+    game = Game(Rules.make("trinidad", 4), seed=0)
+    session = play_cli.TerminalGame(game, 1, {s: make_agent("random") for s in (0, 2, 3)},
+                                    input_fn=Driver(), output=io.StringIO())
+    assert session.table() == render_table(game, seat=1, labels={1: "you", 3: "partner"})
+    rows = [line for line in session.table().splitlines() if "player_" in line and ":" in line][-4:]
+    assert [row.split(":")[0].strip(" →") for row in rows] == [
+        "player_0", "player_1 (you)", "player_2", "player_3 (partner)"]

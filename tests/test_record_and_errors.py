@@ -139,3 +139,50 @@ def test_bad_game_arguments_raise(kwargs, message):
 def test_rules_must_be_a_rules_object():
     with pytest.raises(TypeError, match="Rules.make"):
         Game("seven_up")
+
+
+def test_one_call_replays_a_record_dict_a_records_jsonl_line_and_a_record_file(tmp_path):
+    game = random_game(seed=8)
+    record = game.record()
+    line = json.dumps({"game": 0, "table": 0, "group": 0, "seating": 0, "seats": ["a", "b"],
+                       "record": record}) + "\n"  # a line of evaluate --records' records.jsonl
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    single_line = tmp_path / "line.json"
+    single_line.write_text(line)
+    sources = [record, line, json.loads(line), path, str(path), single_line]
+    for source in sources:
+        again = replay(source)
+        assert again.record() == record, type(source).__name__
+    assert load_record(single_line) == json.loads(json.dumps(record))
+
+
+def test_replay_of_something_that_is_no_record_is_a_record_error():
+    with pytest.raises(RecordError, match="a game record is a dict, a records.jsonl line or the path"):
+        replay(42)
+    with pytest.raises(RecordError, match="records.jsonl line must be one JSON object"):
+        replay('{"record": ')
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("binary", "not UTF-8 text"),
+    ("folder", "is a folder, not a record file"),
+    ("missing", "not found"),
+    ("jsonl", "several JSON values .* one at a time"),
+    ("list", "does not hold a game record object"),
+])
+def test_unreadable_record_files_are_one_record_error(tmp_path, kind, message):
+    path = tmp_path / "record.json"
+    if kind == "binary":
+        path.write_bytes(bytes(range(128, 256)) * 4)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "jsonl":
+        line = json.dumps({"seats": ["a", "b"], "record": random_game(seed=9).record()})
+        path.write_text(line + "\n" + line + "\n")
+    elif kind == "list":
+        path.write_text("[1, 2]")
+    for read in (load_record, replay):
+        with pytest.raises(RecordError, match=message) as caught:
+            read(path)
+        assert str(path) in str(caught.value)

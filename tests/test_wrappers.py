@@ -149,3 +149,48 @@ def test_rllib_wrapper_renames_the_observation_keys():
     assert set(env.observation_space("player_0").spaces) == {"observations", "action_mask"}
     assert env.observation_space("player_0")["observations"].contains(observation["observations"])
     assert observation["action_mask"][PLAY_BASE:].sum() == 0  # the beg decision comes first
+
+
+@pytest.mark.parametrize("illegal_action", ["terminate", "raise"])
+@pytest.mark.parametrize("action", [True, np.bool_(False), 0.9, 1.0, "1", None, np.array([0])], ids=repr)
+def test_actions_that_are_not_integers_raise_in_either_mode(illegal_action, action):
+    env = SingleAgentEnv(seed=0, illegal_action=illegal_action)
+    obs, _ = env.reset()
+    with pytest.raises(TypeError, match=r"an action is an integer id 0\.\.116 .*got "):
+        env.step(action)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    assert env.step(legal)[2] in (True, False)  # the episode goes on: nothing was coerced or ended
+
+
+@pytest.mark.parametrize("action", [117, -1, np.int64(500)], ids=repr)
+def test_ids_out_of_range_raise_instead_of_ending_the_episode(action):
+    env = SingleAgentEnv(seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="out of range: action ids are 0..116"):
+        env.step(action)
+
+
+@pytest.mark.parametrize("kind", [int, np.int32, np.int64, np.array], ids=lambda k: k.__name__)
+def test_integer_actions_of_every_kind_are_accepted(kind):
+    env = SingleAgentEnv(seed=0, illegal_action="raise")
+    env.reset()
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    _, _, terminated, _, info = env.step(kind(legal))
+    assert "illegal_action" not in info
+
+
+def test_step_before_reset_and_after_the_end_say_to_reset():
+    env = SingleAgentEnv(seed=0)
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+        env.step(0)
+    play_episode(env, np.random.default_rng(0))
+    with pytest.raises(RuntimeError, match=r"episode has ended .*call reset\(\)"):
+        env.step(0)
+    env.reset()
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    with pytest.warns(UserWarning, match="illegal learner action"):
+        assert env.step(illegal)[2] is True
+    with pytest.raises(RuntimeError, match="episode has ended"):  # no second -1 after the end
+        env.step(illegal)
+    env.reset()
+    play_episode(env, np.random.default_rng(1))
