@@ -1,6 +1,6 @@
 """Players for the All Fours environment: baseline bots and learned policies behind one interface.
 
-``make_agent("random" | "heuristic" | "pimc" | "ppo:path/to/model.zip", seed=0, **options)``
+``make_agent("random" | "heuristic" | "pimc" | "ppo:path/to/model.npz", seed=0, **options)``
 returns an :class:`~agents.base.Agent`; ``agent.act(observation, view)`` chooses a legal action from
 its seat's AEC observation and the engine's view of that seat (never another player's cards).
 """

@@ -13,7 +13,7 @@ the start of every game, so a game's result depends only on the seeds, never on 
 before or in which process (tournaments rely on this). Nothing uses a global RNG.
 
 Agent specs are strings: a registered name (``random``, ``heuristic``, ``pimc``), optionally with
-options (``pimc:samples=16,time_budget=0.05``), ``ppo:path/to/model.zip`` for a trained policy, or
+options (``pimc:samples=16,time_budget=0.05``), ``ppo:path/to/model.npz`` for a trained policy, or
 ``split:bid=pimc,play=heuristic`` for one that delegates each kind of decision (:mod:`agents.split`).
 """
 
@@ -81,11 +81,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if name not in _REGISTRY:
         raise AgentError(
             f"unknown agent {name!r}: choose one of {', '.join(available_agents())} "
-            f"(a trained policy is 'ppo:path/to/model.zip')"
+            f"(a trained policy is 'ppo:path/to/model.npz')"
         )
     if name == "ppo":
         if not rest:
-            raise AgentError("a trained policy needs its file: 'ppo:path/to/model.zip'")
+            raise AgentError("a trained policy needs its file: 'ppo:path/to/model.npz'")
         return name, {"path": rest}
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):

@@ -4,7 +4,7 @@
 and the auction bids of later presets), and discards and plays its cards like ``heuristic``. It
 answers questions such as "what is each bot's bidding worth?" in a tournament, and makes a
 teacher for imitation that takes each kind of decision from the bot that is best at it. The parts
-are agent specs — ``ppo:path.zip`` or one option like ``pimc:samples=16`` included; a part with
+are agent specs — ``ppo:path.npz`` or one option like ``pimc:samples=16`` included; a part with
 several options cannot be written in one spec (the commas separate the parts) — and ``discard``
 defaults to the ``play`` agent.
 """

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent, AgentError, make_agent, parse_spec
+from agents.policy import warn_unfit
 from allfours_env.rules import Rules, RulesError
 from evaluate.games import GameSummary, GroupPlayer
 from evaluate.parallel import run_in_pool, run_in_process
@@ -165,6 +166,7 @@ class Tournament:
         self.schedule, self.records, self.confidence = schedule, records, confidence
         self.tables = make_tables(len(self.labels), num_sides, games, table_size, schedule)
         self.built = [_build(label, source) for label, source in zip(self.labels, self.sources)]
+        warn_unfit(self.built, self.rules)  # a policy trained for another game: one line on stderr
 
     @property
     def games_per_table(self) -> int:

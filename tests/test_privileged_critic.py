@@ -94,10 +94,12 @@ def test_the_actor_ignores_the_hidden_cards_and_the_critic_learns_from_them():
 
 def test_a_privileged_model_loads_as_an_agent_that_plays_on_its_own_observation(tmp_path):
     from agents import make_agent
+    from agents.policy import actor_from_sb3, save_policy
     from evaluate import run_tournament
 
-    path = tmp_path / "model.zip"
-    privileged_model().save(path)
+    path = save_policy(tmp_path / "model.npz", actor_from_sb3(privileged_model().policy),
+                       {"preset": "seven_up", "num_players": 2, "knobs": {}})
     agent = make_agent(f"ppo:{path}", seed=0)
+    assert agent.actor.inputs == OBS_SIZE
     result = run_tournament([agent, "random"], games=2, seed=0)
     assert result.result_for(agent.name, "random")["games"] == 2

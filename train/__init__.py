@@ -1,7 +1,9 @@
 """Learn All Fours policies: MaskablePPO self-play on the single-agent wrapper.
 
 ``python -m train`` (or ``allfours-train``) runs ``train/configs/quick.toml``; see
-:mod:`train.config` for the settings and :mod:`train.trainer` for what a run writes.
+:mod:`train.config` for the settings, :mod:`train.trainer` for what a run does and writes,
+:mod:`train.runs` for resuming, :mod:`train.average` for checkpoint averaging and
+:mod:`train.convert` for old Stable-Baselines3 files.
 """
 
 from train.config import ConfigError, TrainConfig, load

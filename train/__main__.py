@@ -1,13 +1,19 @@
-"""Command line: ``python -m train [--config NAME|PATH] [--set key=value ...] [--resume PATH]``.
+"""Command line: ``python -m train [--config NAME|PATH] [--set key=value ...] [--resume RUN]``.
 
     python -m train                                   # the quick default (a few minutes)
     python -m train --config full                     # the full recipe of the shipped policy
     python -m train --set total_timesteps=20000 --out runs/try
-    python -m train --config full --resume runs/full  # continue from the newest checkpoint
+    python -m train --resume runs/full --timesteps 3000000   # continue that run, in its folder
+    python -m train --resume runs/full/checkpoints/step_1000000.npz --out runs/branch
     python -m train --backend rllib                   # Ray RLlib (train.rllib; a local Ray instance)
     python -m train --backend rllib --set rllib.address=auto rllib.num_env_runners=16   # a cluster
 
-Bad input (an unknown config key, a bad value, a corrupt checkpoint) prints one line and exits 2.
+``--resume RUN`` continues the run in RUN from its newest checkpoint with its own saved config
+(``--set`` may change what can change mid-run: the budget, the opponent mix, PPO's step settings,
+evaluation; not the game, the reward, the network or the seed); with ``--out`` it branches a new run
+from the checkpoint instead, which may change the game, reward or seed but not the network.
+Bad input (an unknown config key, a bad value, an unusable output folder, agent
+or checkpoint) prints one line and exits 2 before anything is written.
 """
 
 from __future__ import annotations
@@ -16,21 +22,27 @@ import argparse
 import sys
 
 from agents.base import AgentError
+from agents.cli import OneLineParser
 from allfours_env.rules import RulesError
 from train.config import ConfigError, load
 
+PROG = "python -m train"
+
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None,
-                   help="config name in train/configs (quick, full) or a TOML file (default: quick)")
+                   help="config name in train/configs (quick, full) or a TOML file (default: quick; "
+                        "with --resume: the run's own config)")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="override settings, e.g. total_timesteps=50000 ppo.learning_rate=1e-4")
-    p.add_argument("--out", help="output folder (overrides the config's out)")
+    p.add_argument("--out", help="output folder (overrides the config's out; with --resume: a new run "
+                                 "branched from the checkpoint)")
     p.add_argument("--seed", type=int, help="seed for everything (overrides the config's seed)")
     p.add_argument("--timesteps", type=int, help="learner timesteps (overrides total_timesteps)")
-    p.add_argument("--resume", help="checkpoint .zip, or a run folder (its newest checkpoint)")
+    p.add_argument("--resume", metavar="RUN", help="a run folder (its newest checkpoint) or a checkpoint "
+                                                   "step_<N>.npz to continue from")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                    help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib multi-agent "
@@ -45,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
         if value is not None:
             overrides.append(f"{key}={value!r}" if isinstance(value, str) else f"{key}={value}")
     try:
-        config = load(args.config, overrides)
+        if args.resume:
+            from train.runs import resume_config
+
+            config = resume_config(args.resume, args.config, overrides)
+        else:
+            config = load(args.config, overrides)
         if args.backend == "rllib":
             from train.rllib import train
         else:
@@ -53,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
         train(config, resume=args.resume, progress=not args.no_progress)
     except (ConfigError, RulesError, AgentError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: checkpoints written so far are kept; resume with --resume", file=sys.stderr)

@@ -6,31 +6,41 @@ element-wise mean of their weights (stochastic weight averaging, Izmailov et al.
 the middle of that region and plays more steadily than any single one of them; the checkpoints
 must descend from one network (one run and its resumptions), or the mean is meaningless.
 
-    python -m train.average runs/full runs/full_more --since 1000000 --out runs/averaged.zip
+    python -m train.average runs/full runs/full_more --since 1000000 --out runs/averaged.npz
 
-Each argument is a checkpoint ``.zip`` or a run folder (all of its ``checkpoints/step_<N>.zip``
-from ``--since`` on). The result is a MaskablePPO file like any checkpoint (``ppo:runs/averaged.zip``
-plays it) with a ``.json`` beside it naming the checkpoints averaged and the config of the newest.
+Each argument is a checkpoint ``step_<N>.npz`` or a run folder (all of its checkpoints from
+``--since`` on). Checkpoints of another game or network are refused. The result is a policy file
+(:mod:`agents.policy_file`: ``runs/averaged.npz`` and ``runs/averaged.json``, which names the
+checkpoints averaged and holds the config of the newest); ``ppo:runs/averaged.npz`` plays it. Every
+input and the output path are checked before anything is written; an existing file is never
+overwritten. Bad input prints one line and exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import zipfile
 from pathlib import Path
 from typing import Any
 
-from train.config import ConfigError
+import numpy as np
 
+from agents import policy_file
+from agents.cli import OneLineParser
+from agents.policy import NumpyActor, save_policy
+from train.checkpoints import (
+    Checkpoint,
+    checkpoint_step,
+    find,
+    list_checkpoints,
+    old_format_message,
+    read_checkpoint,
+)
+from train.config import ConfigError, flatten
+from train.model import load_policy_arrays, network_arrays
+from train.runs import IDENTITY, check_writable
 
-def checkpoint_step(path: Path) -> int:
-    """The timesteps of a ``step_<N>.zip`` checkpoint, from its name."""
-    try:
-        return int(path.stem.split("_", 1)[1])
-    except (IndexError, ValueError):
-        raise ConfigError(f"{path} is not named step_<timesteps>.zip: pass checkpoints of a run") from None
+PROG = "python -m train.average"
 
 
 def find_checkpoints(sources: list[str | Path], since: int = 0) -> list[Path]:
@@ -39,13 +49,12 @@ def find_checkpoints(sources: list[str | Path], since: int = 0) -> list[Path]:
     found: dict[int, Path] = {}
     for source in map(Path, sources):
         if source.is_dir():
-            paths = [p for p in source.glob("checkpoints/step_*.zip") if checkpoint_step(p) >= since]
+            paths = list_checkpoints(source, since)
             if not paths:
-                raise ConfigError(f"{source} has no checkpoints/step_<N>.zip from step {since:,} on")
-        elif source.is_file():
-            paths = [source]
+                raise ConfigError(old_format_message(source)
+                                  or f"{source} has no checkpoints/step_<N>.npz from step {since:,} on")
         else:
-            raise ConfigError(f"no checkpoint or run folder {source}")
+            paths = [find(source)]
         for path in paths:
             step = checkpoint_step(path)
             if step in found and found[step].resolve() != path.resolve():
@@ -55,79 +64,95 @@ def find_checkpoints(sources: list[str | Path], since: int = 0) -> list[Path]:
     return [found[step] for step in sorted(found)]
 
 
-def _load(path: Path):
-    from sb3_contrib import MaskablePPO
-
-    if not zipfile.is_zipfile(path):
-        raise ConfigError(f"{path} is not a checkpoint (.zip) file, or corrupt")
-    try:
-        return MaskablePPO.load(path, device="cpu")
-    except Exception as err:  # noqa: BLE001 - report any unreadable checkpoint the same way
-        raise ConfigError(f"cannot read {path}: {type(err).__name__}: {err}") from None
-
-
-def mean_weights(paths: list[Path]) -> tuple[Any, dict[str, Any]]:
-    """The newest checkpoint of ``paths`` (loaded) and the element-wise mean of all their policy
-    weights. Raises ConfigError for a checkpoint that is unreadable or holds another network."""
+def mean_weights(paths: list[Path]) -> tuple[Checkpoint, dict[str, np.ndarray]]:
+    """The newest checkpoint of ``paths`` (read) and the element-wise mean of all their network
+    weights. Raises ConfigError for a checkpoint that is unreadable, of another game or network."""
     if not paths:
         raise ConfigError("no checkpoints to average")
-    paths = [Path(p) for p in paths]
-    model = _load(paths[-1])
-    reference = model.policy.state_dict()
-    total = {name: tensor.detach().double().clone() for name, tensor in reference.items()}
+    newest = read_checkpoint(paths[-1])
+    reference = network_arrays(newest.arrays)
+    identity = {key: value for key, value in flatten(newest.config.to_dict()).items() if key in IDENTITY}
+    total = {name: array.astype(np.float64) for name, array in reference.items()}
     for path in paths[:-1]:
-        weights = _load(path).policy.state_dict()
-        if {name: t.shape for name, t in weights.items()} != {name: t.shape for name, t in total.items()}:
+        checkpoint = read_checkpoint(path)
+        other = flatten(checkpoint.config.to_dict())
+        for key, value in identity.items():
+            if other[key] != value:
+                raise ConfigError(f"{path} was trained with {key} = {other[key]!r}, {paths[-1]} with "
+                                  f"{value!r}: average the checkpoints of one run and its resumptions")
+        weights = network_arrays(checkpoint.arrays)
+        if {n: a.shape for n, a in weights.items()} != {n: a.shape for n, a in total.items()}:
             raise ConfigError(f"{path} holds another network than {paths[-1]}: "
                               "average checkpoints of one run (same net_arch and privileged_critic)")
-        for name, tensor in weights.items():
-            total[name] += tensor.double()
-    return model, {name: (total[name] / len(paths)).to(reference[name].dtype) for name in total}
+        for name, array in weights.items():
+            total[name] += array
+    return newest, {name: (total[name] / len(paths)).astype(reference[name].dtype) for name in total}
 
 
-def average_checkpoints(paths: list[Path], out: str | Path) -> Path:
-    """Write the weight average of the checkpoints ``paths`` to ``out`` (+ ``.json``); the newest
-    checkpoint supplies everything but the policy weights."""
-    paths = [Path(p) for p in paths]
-    model, weights = mean_weights(paths)
-    model.policy.load_state_dict(weights)
+def average_into(model, out: Path, since: int, *, log=print) -> list[Path]:
+    """Replace ``model``'s weights by the average of the checkpoints of the run in ``out`` from
+    step ``since`` on (the final one included); return the checkpoints averaged."""
+    paths = find_checkpoints([out], since)
+    load_policy_arrays(model, mean_weights(paths)[1], out)
+    log(f"final model: the weight average of {len(paths)} checkpoints "
+        f"(steps {checkpoint_step(paths[0]):,} to {checkpoint_step(paths[-1]):,})")
+    return paths
+
+
+def check_out(out: str | Path) -> Path:
+    """The policy file ``out`` names, if it can be written there without overwriting anything."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(out)
-    out.with_suffix(".json").write_text(json.dumps(_metadata(paths), indent=1))
+    if out.suffix != policy_file.SUFFIX:
+        raise ConfigError(f"--out {out}: a policy file ends in {policy_file.SUFFIX} (its metadata goes to "
+                          f"the .json beside it), e.g. --out {out.with_suffix(policy_file.SUFFIX)}")
+    for path in (out, policy_file.metadata_path(out)):
+        if path.exists():
+            raise ConfigError(f"--out {out}: {path} already exists; choose a new name "
+                              f"(nothing is overwritten)")
+    check_writable(out, "--out", folder=False)
     return out
 
 
-def _metadata(paths: list[Path]) -> dict[str, Any]:
-    newest = paths[-1].with_suffix(".json")
-    meta = json.loads(newest.read_text()) if newest.is_file() else {}
+def average_checkpoints(paths: list[Path], out: str | Path) -> Path:
+    """Write the weight average of the checkpoints ``paths`` to the policy file ``out``."""
+    out = check_out(out)
+    newest, weights = mean_weights(paths)
+    actor = NumpyActor.from_arrays(weights, newest.meta["network"], out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return save_policy(out, actor, newest.config.game(), **_metadata(paths, newest))
+
+
+def _metadata(paths: list[Path], newest: Checkpoint) -> dict[str, Any]:
     return {"description": f"weight average of {len(paths)} checkpoints "
                            f"(steps {checkpoint_step(paths[0]):,} to {checkpoint_step(paths[-1]):,})",
             "averaged": [str(p) for p in paths],
-            "config": meta.get("config"), "seed": meta.get("seed"),
-            "timesteps": meta.get("timesteps", checkpoint_step(paths[-1]))}
+            "config": newest.config.to_dict(), "seed": newest.config.seed, "timesteps": newest.step}
+
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.average", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sources", nargs="+", metavar="CHECKPOINT_OR_RUN",
-                   help="checkpoint .zip files and run folders")
+                   help="checkpoint step_<N>.npz files and run folders")
     p.add_argument("--since", type=int, default=0,
                    help="from run folders, only checkpoints of at least this many timesteps")
-    p.add_argument("--out", required=True, help="the averaged model (.zip)")
+    p.add_argument("--out", required=True, help="the averaged policy file (.npz; its .json beside it)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
+        if args.since < 0:
+            raise ConfigError(f"--since must be a whole number of timesteps >= 0, got {args.since}")
+        check_out(args.out)
         paths = find_checkpoints(args.sources, args.since)
         out = average_checkpoints(paths, args.out)
     except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
-    print(f"averaged {len(paths)} checkpoints ({', '.join(p.stem for p in paths)}) into {out}")
+    print(f"averaged {len(paths)} checkpoints ({', '.join(p.stem for p in paths)}) into {out} "
+          f"(+ {policy_file.metadata_path(out).name})")
     return 0
 
 

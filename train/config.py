@@ -5,19 +5,22 @@ settings, the opponent mix of self-play, the evaluation schedule, the budget and
 
     python -m train --config train/configs/full.toml --set total_timesteps=2000000 ppo.learning_rate=1e-4
 
-Every value is checked: an unknown key or a bad value raises :class:`ConfigError` naming the key
-and what it accepts.
+Every value is checked, its type and its range, before anything runs: an unknown key or a bad
+value raises :class:`ConfigError`, one line naming the key and what it accepts.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from train.rllib.settings import RULES as RLLIB_RULES
 from train.rllib.settings import RLlibSettings
-from train.rllib.settings import checks as rllib_checks
+from train.rllib.settings import cross_checks as rllib_cross_checks
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 
@@ -132,37 +135,164 @@ class TrainConfig:
     rllib: RLlibSettings = dataclasses.field(default_factory=RLlibSettings)  # --backend rllib only
 
     def to_dict(self) -> dict[str, Any]:
+        """The config as nested dicts (what ``config.json`` and checkpoints hold)."""
         return dataclasses.asdict(self)
+
+    def game(self) -> dict[str, Any]:
+        """The game a policy of this config is trained for (policy files record it)."""
+        return {"preset": self.preset, "num_players": self.num_players, "knobs": dict(self.knobs)}
 
 
 _SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSettings,
              "imitation": ImitationSettings, "rllib": RLlibSettings}
 
+MAX_SEED = 2**32 - 1  # numpy's and torch's seeding take seeds below 2**32
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _at_least(low: int) -> Callable[[Any], bool]:
+    return lambda value: _whole(value) and value >= low
+
+
+def _above(low: float) -> Callable[[Any], bool]:
+    return lambda value: _number(value) and value > low
+
+
+def _one_of(*choices: str) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, str) and value in choices
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _specs(value: Any) -> bool:
+    return (isinstance(value, list) and bool(value) and all(_text(v) for v in value)
+            and len(set(value)) == len(value))
+
+
+def _mix(value: Any) -> bool:
+    return (isinstance(value, dict) and bool(value) and all(_text(k) for k in value)
+            and all(_number(v) and v >= 0 for v in value.values()) and sum(value.values()) > 0)
+
+
+def _schedule(value: Any) -> bool:
+    if not (isinstance(value, list) and all(isinstance(s, dict) and set(s) == {"at", "mix"}
+                                            and _at_least(1)(s["at"]) and _mix(s["mix"]) for s in value)):
+        return False
+    steps = [s["at"] for s in value]
+    return steps == sorted(set(steps))
+
+
+_POSITIVE = (_at_least(1), "a whole number > 0")
+_RATE = (_above(0), "a number > 0")
+
+#: Every setting: (check, what it accepts). Floats accept whole numbers too (stored as floats).
+RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "preset": (_text, "a preset name such as 'seven_up'"),
+    "num_players": (lambda v: _whole(v) and 2 <= v <= 4, "a whole number of players, 2 to 4"),
+    "knobs": (lambda v: isinstance(v, dict), "a table of rules knobs, e.g. {target_points = 11}"),
+    "episode": (_one_of("game", "hand"), "'game' or 'hand'"),
+    "reward": (_one_of("win", "points"), "'win' or 'points'"),
+    "total_timesteps": _POSITIVE,
+    "n_envs": _POSITIVE,
+    "torch_threads": _POSITIVE,
+    "seed": (lambda v: _whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
+    "out": (_text, "a folder path"),
+    "average_since": (_at_least(0), "a whole number of timesteps below total_timesteps (0: no averaging)"),
+    "ppo.learning_rate": _RATE,
+    "ppo.n_steps": _POSITIVE,
+    "ppo.batch_size": (_at_least(2), "a whole number >= 2"),
+    "ppo.n_epochs": _POSITIVE,
+    "ppo.gamma": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "ppo.gae_lambda": (lambda v: _number(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    "ppo.clip_range": _RATE,
+    "ppo.ent_coef": (lambda v: _number(v) and v >= 0, "a number >= 0"),
+    "ppo.vf_coef": (lambda v: _number(v) and v >= 0, "a number >= 0"),
+    "ppo.max_grad_norm": _RATE,
+    "ppo.net_arch": (lambda v: isinstance(v, list) and all(_at_least(1)(w) for w in v),
+                     "a list of hidden layer widths > 0, e.g. [256, 256]"),
+    "ppo.activation": (_one_of("tanh", "relu"), "'tanh' or 'relu'"),
+    "ppo.privileged_critic": (lambda v: isinstance(v, bool), "true or false"),
+    "opponents.mix": (_mix, "a table of agent specs (or snapshot) with weights >= 0, not all 0"),
+    "opponents.snapshot_every": _POSITIVE,
+    "opponents.pool_size": _POSITIVE,
+    "opponents.partner": (_text, "'learner' or an agent spec"),
+    "opponents.schedule": (_schedule, "a list of {at = <timesteps>, mix = {...}} with 'at' increasing "
+                                      "and every mix's weights >= 0, not all 0"),
+    "eval.every": (_at_least(1), "a whole number of timesteps > 0"),
+    "eval.games": _POSITIVE,
+    "eval.opponents": (_specs, "a non-empty list of distinct agent specs"),
+    "eval.final_games": _POSITIVE,
+    "eval.final_opponents": (_specs, "a non-empty list of distinct agent specs"),
+    "eval.workers": _POSITIVE,
+    "imitation.teacher": (lambda v: isinstance(v, str), "an agent spec, or '' for no warm start"),
+    "imitation.opponent": (_text, "an agent spec"),
+    "imitation.games": _POSITIVE,
+    "imitation.epochs": _POSITIVE,
+    "imitation.learning_rate": _RATE,
+    "imitation.dataset": (lambda v: isinstance(v, str), "a .npz file path, or '' for no cache"),
+    "imitation.workers": _POSITIVE,
+    "imitation.dagger_rounds": (_at_least(0), "a whole number >= 0"),
+    "imitation.dagger_games": _POSITIVE,
+    "imitation.dagger_epochs": _POSITIVE,
+    **RLLIB_RULES,
+}
+
+
+def _float_fields(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls) if f.type == "float"}
+
 
 def from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and validate a config from nested dicts (a parsed TOML file or saved JSON)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config is a table of settings, got {data!r}")
     top = {f.name for f in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(data) - top)
     if unknown:
         raise ConfigError(f"unknown config key(s) {unknown}: the keys are {sorted(top)}")
-    values = dict(data)
+    values = {key: _checked(key, value, _float_fields(TrainConfig))
+              for key, value in data.items() if key not in _SECTIONS}
     for section, cls in _SECTIONS.items():
-        raw = values.get(section, {})
+        raw = data.get(section, {})
         if not isinstance(raw, dict):
             raise ConfigError(f"[{section}] must be a table of settings, got {raw!r}")
         names = {f.name for f in dataclasses.fields(cls)}
         bad = sorted(set(raw) - names)
         if bad:
             raise ConfigError(f"unknown key(s) {bad} in [{section}]: the keys are {sorted(names)}")
-        values[section] = cls(**raw)
+        floats = _float_fields(cls)
+        values[section] = cls(**{key: _checked(f"{section}.{key}", value, floats)
+                                 for key, value in raw.items()})
     config = TrainConfig(**values)
     validate(config)
     return config
 
 
+def _checked(key: str, value: Any, floats: set[str]) -> Any:
+    """``value`` if it is acceptable for ``key`` (a whole number given for a float becomes one)."""
+    check, accepts = RULES[key]
+    if not check(value):
+        raise ConfigError(f"{key} must be {accepts}, got {value!r}")
+    return float(value) if key.rpartition(".")[2] in floats else value
+
+
 def load(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
     """Read a TOML config (default: ``train/configs/quick.toml``; a bare name like ``full`` means
     ``train/configs/full.toml``) and apply ``key=value`` overrides (dotted keys for sections)."""
+    return from_dict(load_dict(path, overrides))
+
+
+def load_dict(path: str | Path | None = None, overrides: list[str] | None = None) -> dict[str, Any]:
+    """The settings of a TOML config with ``overrides`` applied, not yet checked."""
     path = Path(path) if path else CONFIG_DIR / "quick.toml"
     if not path.suffix and not path.exists():
         path = CONFIG_DIR / f"{path}.toml"
@@ -171,11 +301,11 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
         raise ConfigError(f"no config file {path} (the shipped configs are: {choices})")
     try:
         data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path} is not valid TOML: {err}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as err:
+        raise ConfigError(f"{path} is not a readable TOML file: {err}") from None
     for item in overrides or []:
         apply_override(data, item)
-    return from_dict(data)
+    return data
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
@@ -198,79 +328,55 @@ def apply_override(data: dict[str, Any], item: str) -> None:
 
 
 def validate(config: TrainConfig) -> None:
-    """Raise :class:`ConfigError` for values that cannot work (the rules are checked too)."""
+    """Raise :class:`ConfigError` for a value that cannot work: each setting's type and range, the
+    settings that depend on each other, the rules of the game and every agent spec's syntax."""
+    from agents.base import AgentError, parse_spec
     from allfours_env.rules import Rules, RulesError
 
+    for key, value in flatten(config.to_dict()).items():
+        check, accepts = RULES[key]
+        if not check(value):
+            raise ConfigError(f"{key} must be {accepts}, got {value!r}")
+    if config.average_since >= config.total_timesteps:
+        raise ConfigError(f"average_since must be {RULES['average_since'][1]}, got {config.average_since} "
+                          f"with total_timesteps {config.total_timesteps}")
+    if config.ppo.n_steps * config.n_envs < 2:
+        raise ConfigError("ppo.n_steps × n_envs must be at least 2 (PPO normalises over a rollout)")
+    for ok, message in rllib_cross_checks(config.rllib):
+        if not ok:
+            raise ConfigError(message)
     try:
         Rules.make(config.preset, config.num_players, **config.knobs)
     except RulesError as err:
         raise ConfigError(str(err)) from None
-    checks = [
-        (config.episode in ("game", "hand"), "episode must be 'game' or 'hand'"),
-        (config.reward in ("win", "points"), "reward must be 'win' or 'points'"),
-        (_positive_int(config.total_timesteps), "total_timesteps must be a whole number > 0"),
-        (_positive_int(config.n_envs), "n_envs must be a whole number > 0"),
-        (_positive_int(config.torch_threads), "torch_threads must be a whole number > 0"),
-        (isinstance(config.seed, int), "seed must be a whole number"),
-        (isinstance(config.average_since, int) and 0 <= config.average_since < config.total_timesteps,
-         "average_since must be a whole number of timesteps below total_timesteps (0: no averaging)"),
-        (_positive_int(config.ppo.n_steps), "ppo.n_steps must be a whole number > 0"),
-        (_positive_int(config.ppo.batch_size), "ppo.batch_size must be a whole number > 0"),
-        (config.ppo.activation in ("tanh", "relu"), "ppo.activation must be 'tanh' or 'relu'"),
-        (all(_positive_int(w) for w in config.ppo.net_arch), "ppo.net_arch must list layer widths > 0"),
-        (isinstance(config.ppo.privileged_critic, bool), "ppo.privileged_critic must be true or false"),
-        (_valid_mix(config.opponents.mix), "opponents.mix needs weights >= 0, not all 0"),
-        (_valid_schedule(config.opponents.schedule),
-         "opponents.schedule is a list of {at = <timesteps>, mix = {...}} with 'at' increasing "
-         "and every mix's weights >= 0, not all 0"),
-        (_positive_int(config.opponents.snapshot_every), "opponents.snapshot_every must be > 0"),
-        (_positive_int(config.opponents.pool_size), "opponents.pool_size must be > 0"),
-        (_positive_int(config.eval.every), "eval.every must be a whole number of timesteps > 0"),
-        (_positive_int(config.eval.games), "eval.games must be > 0"),
-        (_positive_int(config.eval.final_games), "eval.final_games must be > 0"),
-        (_positive_int(config.eval.workers), "eval.workers must be > 0"),
-        (_positive_int(config.imitation.games), "imitation.games must be > 0"),
-        (_positive_int(config.imitation.epochs), "imitation.epochs must be > 0"),
-        (_positive_int(config.imitation.workers), "imitation.workers must be > 0"),
-        (isinstance(config.imitation.dagger_rounds, int) and config.imitation.dagger_rounds >= 0,
-         "imitation.dagger_rounds must be a whole number >= 0"),
-        (_positive_int(config.imitation.dagger_games), "imitation.dagger_games must be > 0"),
-        (_positive_int(config.imitation.dagger_epochs), "imitation.dagger_epochs must be > 0"),
-        *rllib_checks(config.rllib),
-    ]
-    for ok, message in checks:
-        if not ok:
-            raise ConfigError(message)
-    from agents.base import AgentError, parse_spec
-
-    mixes = [config.opponents.mix] + [stage["mix"] for stage in config.opponents.schedule]
-    specs = [k for mix in mixes for k in mix if k != "snapshot"] + config.eval.opponents
-    specs += config.eval.final_opponents
-    if config.opponents.partner != "learner":
-        specs.append(config.opponents.partner)
-    if config.imitation.teacher:
-        specs += [config.imitation.teacher, config.imitation.opponent]
-    for spec in specs:
+    for where, spec in agent_specs(config):
         try:
             parse_spec(spec)
         except AgentError as err:
-            raise ConfigError(f"opponent {spec!r}: {err}") from None
+            raise ConfigError(f"{where} {spec!r}: {err}") from None
 
 
-def _valid_mix(mix: Any) -> bool:
-    return (isinstance(mix, dict) and bool(mix)
-            and all(isinstance(v, int | float) and v >= 0 for v in mix.values()) and sum(mix.values()) > 0)
+def agent_specs(config: TrainConfig) -> list[tuple[str, str]]:
+    """Every agent spec the config names, with the setting that names it."""
+    specs = [("opponents.mix", k) for k in config.opponents.mix if k != "snapshot"]
+    specs += [("opponents.schedule", k) for stage in config.opponents.schedule for k in stage["mix"]
+              if k != "snapshot"]
+    specs += [("eval.opponents", s) for s in config.eval.opponents]
+    specs += [("eval.final_opponents", s) for s in config.eval.final_opponents]
+    if config.opponents.partner != "learner":
+        specs.append(("opponents.partner", config.opponents.partner))
+    if config.imitation.teacher:
+        specs += [("imitation.teacher", config.imitation.teacher),
+                  ("imitation.opponent", config.imitation.opponent)]
+    return list(dict.fromkeys(specs))
 
 
-def _valid_schedule(schedule: Any) -> bool:
-    if not isinstance(schedule, list):
-        return False
-    if not all(isinstance(s, dict) and set(s) == {"at", "mix"} and _positive_int(s["at"])
-               and _valid_mix(s["mix"]) for s in schedule):
-        return False
-    steps = [s["at"] for s in schedule]
-    return steps == sorted(set(steps))
-
-
-def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def flatten(data: dict[str, Any]) -> dict[str, Any]:
+    """``{"ppo": {"gamma": 0.99}, "seed": 0}`` -> ``{"ppo.gamma": 0.99, "seed": 0}`` (sections only)."""
+    flat = {}
+    for key, value in data.items():
+        if key in _SECTIONS:
+            flat.update({f"{key}.{inner}": v for inner, v in value.items()})
+        else:
+            flat[key] = value
+    return flat

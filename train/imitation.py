@@ -14,13 +14,16 @@ network that already plays like a strong teacher fixes that:
    reaches, the data are pooled and the student is fitted again — a student drifts into states the
    teacher never showed it, and this is how it learns what to do there.
 
-Datasets are ``.npz`` files (observations as float16), reusable across runs; collection runs on
-several processes and depends only on the seed.
+Datasets are ``.npz`` files of plain arrays (observations as float16) with a description of what
+made them, read without unpickling and checked before a run starts (:func:`check_dataset`); they are
+reusable across runs. Collection runs on several processes and depends only on the seed.
+:func:`warm_start` is the whole warm start of a run as its config asks for it.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +31,19 @@ import numpy as np
 
 from agents.arena import play_game
 from agents.base import Agent, make_agent
+from agents.policy import SnapshotAgent, actor_from_sb3
 from allfours_env.actions import NUM_ACTIONS
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
 from allfours_env.knowledge import SeatView
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import Rules
 from allfours_env.seeding import derive_seed
+from train.config import ConfigError, TrainConfig
+
+#: The arrays of a dataset: (dtype, shape after the first axis).
+ARRAYS = {"observations": (np.float16, (OBS_SIZE,)), "masks": (np.bool_, (NUM_ACTIONS,)),
+          "actions": (np.int16, ()), "returns": (np.float32, ())}
 
 
 class _Recorder(Agent):
@@ -145,15 +155,108 @@ def describe(meta: dict[str, Any]) -> str:
 
 
 def save(data: dict[str, np.ndarray], path: str | Path, meta: dict[str, Any]) -> None:
-    """Write a dataset with what produced it (teacher, opponent, rules, games, seed)."""
-    np.savez_compressed(path, **data, meta=np.array(describe(meta)))
+    """Write a dataset with what produced it (teacher, opponent, games, seed)."""
+    with Path(path).open("wb") as handle:
+        np.savez_compressed(handle, **data, meta=np.array(describe(meta)))
 
 
 def load(path: str | Path) -> tuple[dict[str, np.ndarray], str]:
-    """Read a dataset written by :func:`save`; returns the arrays and its description."""
-    with np.load(path) as stored:
-        data = {key: stored[key] for key in ("observations", "masks", "actions", "returns")}
-        return data, str(stored["meta"])
+    """Read a dataset written by :func:`save` without unpickling anything; returns the arrays and
+    its description. Raises ConfigError naming what is wrong with a damaged or foreign file."""
+    path = Path(path)
+    if not zipfile.is_zipfile(path):
+        raise ConfigError(f"imitation.dataset {path} is not a dataset (.npz): delete it or name a new path")
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            data = {key: stored[key] for key in ARRAYS if key in stored.files}
+            meta = stored["meta"] if "meta" in stored.files else None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as err:
+        raise ConfigError(f"imitation.dataset {path} cannot be read ({type(err).__name__}: {err}): "
+                          f"delete it or name a new path") from None
+    problem = _problem(data, meta)
+    if problem:
+        raise ConfigError(f"imitation.dataset {path} {problem}: delete it or name a new path")
+    return data, str(meta)
+
+
+def _problem(data: dict[str, np.ndarray], meta: np.ndarray | None) -> str | None:
+    """What is wrong with a dataset's arrays, or None."""
+    if meta is None or meta.dtype.kind != "U" or meta.shape != ():
+        return "has no description of what recorded it"
+    for key, (dtype, shape) in ARRAYS.items():
+        if key not in data:
+            return f"lacks the array {key!r}"
+        if data[key].dtype != dtype or data[key].shape[1:] != shape:
+            return (f"holds {key} of type {data[key].dtype} and shape {data[key].shape}, "
+                    f"not {np.dtype(dtype)} "
+                    f"(n, {', '.join(map(str, shape))}): it was recorded by another version or is damaged")
+    if len({len(array) for array in data.values()}) != 1:
+        return "holds arrays of different lengths"
+    actions = data["actions"].astype(np.int64)
+    if len(actions) == 0 or actions.min() < 0 or actions.max() >= NUM_ACTIONS \
+            or not data["masks"][np.arange(len(actions)), actions].all():
+        return "holds no decisions, or actions that were not legal"
+    if not np.isfinite(data["observations"]).all() or not np.isfinite(data["returns"]).all():
+        return "holds NaN or infinite values"
+    return None
+
+
+def made_by(config: TrainConfig) -> dict[str, Any]:
+    """What a run's imitation dataset is recorded by: teacher, opponent, games, seed."""
+    settings = config.imitation
+    return {"teacher": settings.teacher, "opponent": settings.opponent, "games": settings.games,
+            "seed": config.seed}
+
+
+def check_dataset(config: TrainConfig) -> tuple[dict[str, np.ndarray], str] | None:
+    """The cached dataset of ``config`` if ``imitation.dataset`` names an existing file (read and
+    checked: made by this config's teacher, opponent, games and seed), else None; raises ConfigError
+    before a run starts for a file that cannot be used or a path that cannot be written."""
+    from train.runs import check_writable
+
+    if not config.imitation.dataset:
+        return None
+    path = Path(config.imitation.dataset)
+    if not path.is_file():
+        check_writable(path, "imitation.dataset", folder=False)
+        return None
+    data, meta = load(path)
+    wanted = describe(made_by(config))
+    if meta != wanted:
+        raise ConfigError(f"imitation.dataset {path} was recorded by {meta}, but this run asks for "
+                          f"{wanted}: delete the file or set imitation.dataset to a new path")
+    return data, meta
+
+
+def warm_start(model, config: TrainConfig, cached: tuple[dict[str, np.ndarray], str] | None = None, *,
+               log=print, progress: bool = True) -> None:
+    """Fit the fresh ``model`` to the configured teacher's decisions: behaviour cloning on the
+    ``cached`` dataset (:func:`check_dataset`) or on newly recorded games (saved to
+    ``imitation.dataset`` when it names a file), then the DAgger rounds."""
+    settings = config.imitation
+    rules = Rules.make(config.preset, config.num_players, **config.knobs)
+    if cached is not None:
+        data, meta = cached
+        log(f"imitation data: {len(data['actions']):,} decisions from {settings.dataset} ({meta})")
+    else:
+        data = collect(settings.teacher, settings.opponent, rules, settings.games, seed=config.seed,
+                       workers=settings.workers, progress=progress)
+        if settings.dataset:
+            path = Path(settings.dataset)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save(data, path, made_by(config))
+    pretrain(model, data, epochs=settings.epochs, learning_rate=settings.learning_rate,
+             seed=config.seed, log=log)
+    for round_number in range(1, settings.dagger_rounds + 1):
+        student = SnapshotAgent(actor_from_sb3(model.policy), deterministic=True, name="student")
+        extra = collect(settings.teacher, settings.opponent, rules, settings.dagger_games,
+                        seed=derive_seed(config.seed, "dagger", round_number),
+                        workers=settings.workers, progress=progress, student=student)
+        data = {key: np.concatenate([data[key], extra[key]]) for key in data}
+        log(f"DAgger round {round_number}: {len(extra['actions']):,} new decisions, "
+            f"{len(data['actions']):,} in all")
+        pretrain(model, data, epochs=settings.dagger_epochs, learning_rate=settings.learning_rate,
+                 seed=config.seed + round_number, log=log)
 
 
 def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size: int = 512,

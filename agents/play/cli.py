@@ -21,6 +21,7 @@ from agents.base import AgentError, available_agents, make_agent, parse_spec
 from agents.cli import OneLineParser
 from agents.play.moves import QUIT_WORDS
 from agents.play.ui import TerminalGame
+from agents.policy import warn_unfit
 from allfours_env.engine import Game
 from allfours_env.record import save_record
 from allfours_env.render import side_name
@@ -164,6 +165,7 @@ def setup(args: argparse.Namespace, *, input_fn: Callable[[str], str], output: T
     for s, spec in specs.items():
         bots[s] = make_agent(spec, seed=derive_seed(seed, "build", s))
         bots[s].reset(derive_seed(seed, "agent", s))
+    warn_unfit(bots.values(), rules)  # a policy trained for another game: one line on stderr
     game = Game(rules, seed=seed)
     session = TerminalGame(game, args.seat, bots, input_fn=input_fn, output=output, delay=args.delay)
     direction = "clockwise" if rules.direction == "cw" else "anticlockwise"

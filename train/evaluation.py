@@ -1,0 +1,66 @@
+"""How a run scores its learner: duplicate games through the evaluation package.
+
+Every opponent gets its own table. With two sides (2 players, or 4 in partnerships) one tournament
+plays the learner against each opponent in turn (first-vs-rest). With three players each opponent
+gets its own tournament in which two copies of it fill the other seats, so an equal player wins
+1/3 (:func:`fair_share`); a single three-way table of the learner and two different bots would
+give both of them the same row.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from agents.policy import NumpyActor, SnapshotAgent
+from allfours_env.rules import Rules
+from train.config import TrainConfig
+
+
+def num_sides(config: TrainConfig) -> int:
+    """Sides of the config's game (players, or partnerships)."""
+    return Rules.make(config.preset, config.num_players, **config.knobs).num_sides
+
+
+def fair_share(config: TrainConfig) -> float:
+    """The win rate of an equal player: 1 / the number of sides."""
+    return 1 / num_sides(config)
+
+
+def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games: int, seed: int,
+             workers: int = 1, progress: bool = False) -> list[tuple[list[str], Any]]:
+    """Duplicate tournaments of the greedy policy ``actor`` against ``opponents``: a list of (the
+    opponents it holds, its :class:`~evaluate.tournament.TournamentResult`)."""
+    from evaluate import run_tournament
+
+    learner = SnapshotAgent(actor, deterministic=True, name="learner")
+    options = dict(preset=config.preset, players=config.num_players, knobs=config.knobs, games=games,
+                   seed=seed, workers=workers, progress=progress)
+    sides = num_sides(config)
+    if sides == 2:
+        return [(list(opponents), run_tournament([learner, *opponents], schedule="first-vs-rest", **options))]
+    return [([opponent], run_tournament([learner, *[opponent] * (sides - 1)], **options))
+            for opponent in opponents]
+
+
+def scores(results: list[tuple[list[str], Any]]) -> dict[str, dict[str, Any]]:
+    """The learner's numbers against each opponent (win rate, its interval, games, ...)."""
+    return {opponent: result.result_for("learner", opponent)
+            for opponents, result in results for opponent in opponents}
+
+
+def save_report(results: list[tuple[list[str], Any]], folder: Path) -> str:
+    """Write the evaluation package's report files into ``folder`` (one subfolder ``vs_<opponent>``
+    per tournament when there are several) and ``table.md``; return the Markdown tables."""
+    from evaluate import report
+
+    tables = []
+    for opponents, result in results:
+        name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", opponents[0])
+        where = folder if len(results) == 1 else folder / f"vs_{name}"
+        report.save(result, where)
+        tables.append(report.markdown(result))
+    table = "\n\n".join(tables)
+    (folder / "table.md").write_text(table + "\n")
+    return table
