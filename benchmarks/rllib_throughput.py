@@ -47,7 +47,8 @@ def sb3_rate(config, iterations: int) -> float:
     """Learner steps/s of ``iterations`` MaskablePPO updates (after a warm-up one)."""
     import torch
 
-    from train.trainer import make_vec_env, new_model
+    from train.envs import make_vec_env
+    from train.model import new_model
 
     torch.set_num_threads(config.torch_threads)
     env = make_vec_env(config)

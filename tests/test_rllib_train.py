@@ -12,8 +12,8 @@ pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install
 
 from filelock import FileLock  # noqa: E402  (a dependency of Ray)
 
-from agents.policy import SnapshotAgent  # noqa: E402
-from evaluate import run_tournament  # noqa: E402
+from agents.policy import load_policy  # noqa: E402
+from evaluate.__main__ import main as evaluate_main  # noqa: E402
 from train import load  # noqa: E402
 from train.__main__ import main  # noqa: E402
 
@@ -37,11 +37,10 @@ def rllib_run(tmp_path_factory, worker_id) -> Path:
 
 
 def checkpoints(out: Path) -> list[Path]:
-    return sorted((p for p in (out / "checkpoints").glob("step_*") if p.is_dir()),
-                  key=lambda p: int(p.name.split("_")[1]))
+    return sorted((out / "checkpoints").glob("step_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
 
 
-def test_tiny_rllib_run_writes_checkpoints_resumes_and_evaluates(rllib_run, tmp_path):
+def test_tiny_rllib_run_writes_checkpoints_resumes_and_evaluates(rllib_run, tmp_path, capsys):
     out = rllib_run
     for name in ("config.json", "model.npz", "model.json", "eval.csv", "learning_curve.png",
                  "final_eval/table.md", "final_eval/results.json"):
@@ -49,31 +48,30 @@ def test_tiny_rllib_run_writes_checkpoints_resumes_and_evaluates(rllib_run, tmp_
     saved = checkpoints(out)
     assert len(saved) == 2
     for path in saved:
-        for suffix in (".json", ".npz", ".pool.npz"):
-            assert path.with_name(path.name + suffix).is_file()
-        assert (path / "rllib_checkpoint.json").is_file()
+        assert path.with_suffix(".json").is_file()
+        assert (path.with_suffix(".rllib") / "rllib_checkpoint.json").is_file()
     assert list((out / "tb" / "rllib").iterdir())
     model = json.loads((out / "model.json").read_text())
     assert model["backend"] == "rllib" and model["timesteps"] >= 2048
     assert set(model["final_eval"]) == {"random", "heuristic"} and model["learner_steps_per_s"] > 0
-    first = json.loads(saved[0].with_name(saved[0].name + ".json").read_text())
-    assert first["eval"] and first["timesteps"] >= 1024
+    first = json.loads(saved[0].with_suffix(".json").read_text())
+    assert first["eval"] and first["timesteps"] >= 1024 and first["training"]["backend"] == "rllib"
 
-    # resume from the first checkpoint and train further
+    # branch a new run from the first checkpoint and train further
     resumed = tmp_path / "resumed"
-    args = ["--backend", "rllib", "--set", *TINY, "total_timesteps=3072", "--out", str(resumed),
-            "--no-progress", "--resume", str(saved[0])]
+    args = ["--backend", "rllib", "--set", "total_timesteps=3072", "--out", str(resumed), "--no-progress",
+            "--resume", str(saved[0])]
     assert main(args) == 0
     meta = json.loads((resumed / "model.json").read_text())
     assert meta["timesteps"] >= 3072
-    assert all(int(p.name.split("_")[1]) > first["timesteps"] for p in checkpoints(resumed))
+    assert all(int(p.stem.split("_")[1]) > first["timesteps"] for p in checkpoints(resumed))
+    capsys.readouterr()
 
-    # the exported policy plays in a tournament like any agent
-    from train.rllib.export import load_policy
-
-    agent = SnapshotAgent(load_policy(resumed / "model.npz"), deterministic=True, name="rllib")
-    result = run_tournament([agent, "random"], games=10, seed=0)
-    assert result.result_for("rllib", "random")["games"] == 10
+    # the exported policy, and any checkpoint, is an agent like any other: evaluate plays it
+    for policy in (resumed / "model.npz", saved[0]):
+        assert evaluate_main([f"ppo:{policy}", "random", "--games", "10", "--no-save", "--quiet",
+                              "--workers", "1"]) == 0
+        assert f"ppo:{policy}" in capsys.readouterr().out
 
 
 def test_masked_actions_sampled_from_the_trained_module_are_always_legal(rllib_run):
@@ -83,7 +81,7 @@ def test_masked_actions_sampled_from_the_trained_module_are_always_legal(rllib_r
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 
     from allfours_env.rllib_env import AllFoursMultiAgentEnv
-    from train.rllib.export import load_policy
+    from train.rllib.module import state_from_actor
     from train.rllib.trainer import MODULE_ID, algorithm_config
 
     torch.set_num_threads(1)
@@ -92,11 +90,8 @@ def test_masked_actions_sampled_from_the_trained_module_are_always_legal(rllib_r
         num_env_runners=0, num_envs_per_env_runner=8)
     runner_config.env_config = {"episode": "game", "illegal_action": "raise"}
     runner = MultiAgentEnvRunner(config=runner_config)
-    actor = load_policy(rllib_run / "model.npz")
-    state = {}
-    for index, (weight, bias) in enumerate(actor.layers):
-        state[f"actor.{2 * index}.weight"], state[f"actor.{2 * index}.bias"] = weight.T, bias
-    runner.set_state({"rl_module": {MODULE_ID: state}})
+    actor, _ = load_policy(rllib_run / "model.npz")
+    runner.set_state({"rl_module": {MODULE_ID: state_from_actor(actor)}})
     decisions = 0
     episodes = runner.sample(num_episodes=200, explore=True)
     assert len(episodes) >= 200
@@ -112,16 +107,19 @@ def test_masked_actions_sampled_from_the_trained_module_are_always_legal(rllib_r
 
 
 def test_bad_rllib_input_is_one_line_before_any_work(rllib_run, tmp_path, capsys):
+    rllib = ["--backend", "rllib"]
     cases = [
-        (["--set", "rllib.num_env_runners=-1"], "rllib.num_env_runners"),
-        (["--set", "rllib.workers=2"], "unknown key(s) ['workers'] in [rllib]"),
-        (["--set", "ppo.batch_size=4096", "n_envs=1", "ppo.n_steps=512"], "ppo.batch_size"),
-        (["--set", *TINY, "preset=all_fours", "--resume", str(rllib_run)], "preset"),
-        (["--set", *TINY, "--resume", str(tmp_path)], "no RLlib checkpoints"),
+        ([*rllib, "--set", "rllib.num_env_runners=-1"], "rllib.num_env_runners"),
+        ([*rllib, "--set", "rllib.workers=2"], "unknown key(s) ['workers'] in [rllib]"),
+        ([*rllib, "--set", "ppo.batch_size=4096", "n_envs=1", "ppo.n_steps=512"], "ppo.batch_size"),
+        ([*rllib, "--set", "ppo.net_arch=[64]", "--resume", str(rllib_run)], "its network is fixed"),
+        ([*rllib, "--set", *TINY, "--resume", str(tmp_path)], "no checkpoints in"),
+        ([*rllib, "--set", 'rllib.address="127.0.0.1:1"'], "cannot reach Ray at 127.0.0.1:1"),
+        (["--resume", str(rllib_run), "--timesteps", "100000"], "written by --backend rllib"),
     ]
     for args, message in cases:
         out = tmp_path / "never"
-        assert main(["--backend", "rllib", *args, "--out", str(out), "--no-progress"]) == 2
+        assert main([*args, "--out", str(out), "--no-progress"]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
         assert not out.exists()

@@ -14,18 +14,23 @@ reads the observation dict of :class:`allfours_env.rllib_env.AllFoursMultiAgentE
 Env runners build the inference-only version (actor only). ``model_config``: ``hidden`` (layer
 widths, default ``[256, 256]``) and ``activation`` (``"relu"`` or ``"tanh"``). It plays the part
 of RLlib's example ``ActionMaskingTorchRLModule`` and accepts int8 masks.
+
+:func:`actor_from_state` copies the actor into numpy (:class:`agents.policy.NumpyActor`): the
+league's snapshots, the evaluations and the policy files the backend writes all play with it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from agents.policy import NumpyActor
 from allfours_env.rllib_env import CRITIC_KEY, MASK_KEY, OBS_KEY
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
@@ -84,3 +89,27 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
         if self.critic_inputs:
             inputs = torch.cat([inputs, observation[CRITIC_KEY]], dim=-1)
         return self.critic(inputs).squeeze(-1)
+
+
+def actor_from_state(state: dict[str, Any], activation: str) -> NumpyActor:
+    """The numpy actor (:class:`agents.policy.NumpyActor`) of a module's weights — ``actor.<i>.weight``
+    and ``.bias`` entries, numpy arrays or tensors, as RLlib's ``get_weights`` returns them."""
+    indices = sorted({int(key.split(".")[1]) for key in state if key.startswith("actor.")})
+    layers = []
+    for index in indices:
+        weight, bias = (_numpy(state[f"actor.{index}.{part}"]) for part in ("weight", "bias"))
+        layers.append((weight.T, bias))
+    return NumpyActor(layers, activation)
+
+
+def state_from_actor(actor: NumpyActor) -> dict[str, np.ndarray]:
+    """The actor's weights as module state entries (what an inference-only module holds)."""
+    state = {}
+    for index, (weight, bias) in enumerate(actor.layers):
+        state[f"actor.{2 * index}.weight"], state[f"actor.{2 * index}.bias"] = weight.T.copy(), bias.copy()
+    return state
+
+
+def _numpy(value: Any) -> np.ndarray:
+    array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+    return np.asarray(array, np.float32)

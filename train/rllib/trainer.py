@@ -1,68 +1,71 @@
 """Multi-agent PPO on Ray RLlib (new API stack): ``python -m train --backend rllib``.
 
-The same TOML config as the Stable-Baselines3 backend, read the same way (:mod:`train.config`),
-plus the ``[rllib]`` table (:mod:`train.rllib.settings`). One run:
+The same TOML config as the Stable-Baselines3 backend, checked the same way (:mod:`train.config`,
+:mod:`train.runs`), plus the ``[rllib]`` table (:mod:`train.rllib.settings`). One run:
 
-1. **Warm start** (optional, ``[imitation]``): the module imitates the teacher exactly as for SB3
-   (:mod:`train.rllib.warm_start`), here in the driver, before Ray starts.
-2. **Ray**: a local instance (``rllib.address = ""``) or a cluster (``"auto"``, ``"HOST:PORT"``);
-   ``rllib.num_env_runners`` env runners each step ``rllib.num_envs_per_env_runner`` games of
-   :class:`allfours_env.rllib_env.AllFoursMultiAgentEnv`; ``rllib.num_learners`` learner actors
-   (0: in the driver) with ``rllib.num_gpus_per_learner`` GPUs each.
+1. **Warm start** (optional, ``[imitation]``): the module imitates the teacher with the SB3
+   backend's own code and data (:mod:`train.rllib.warm_start`), in the driver, before Ray starts.
+2. **Ray**: a local instance (``rllib.address = ""``) or a cluster (``"auto"``, ``"HOST:PORT"``,
+   ``"ray://HOST:PORT"``); ``rllib.num_env_runners`` env runners each step
+   ``rllib.num_envs_per_env_runner`` games of :class:`allfours_env.rllib_env.AllFoursMultiAgentEnv`;
+   ``rllib.num_learners`` learner actors (0: in the driver), ``rllib.num_gpus_per_learner`` GPUs each.
 3. **Multi-agent PPO** with :class:`train.rllib.module.MaskedActorCriticModule`: the policy mapping
-   maps every RLlib agent (seat) to the one trained module, ``"learner"``. The other seats are the
-   league (:mod:`train.rllib.league`): opponents drawn per episode from ``opponents.mix`` — baseline
-   bots and frozen snapshots of the learner (one every ``opponents.snapshot_every`` training
-   iterations, the newest ``opponents.pool_size`` kept), played inside the env runners — and, with
-   ``rllib.self_play``, the learner's own module. ``opponents.schedule`` and ``opponents.partner``
-   work as for SB3. ``ppo.privileged_critic``: the critic also reads the hidden cards.
-4. **Evaluation** every ``eval.every`` steps against ``eval.opponents`` through the evaluation
-   package (duplicate games in ``eval.workers`` processes on the driver's machine), with a
-   checkpoint beside it; at the end a table against ``eval.final_opponents``.
+   (:func:`agent_to_module`) maps every RLlib agent — a seat — to the one trained module,
+   ``"learner"``. The other seats are the league (:mod:`train.rllib.league`): opponents drawn per
+   episode from ``opponents.mix`` — baseline bots and frozen snapshots of the learner (one every
+   ``opponents.snapshot_every`` training iterations, the newest ``opponents.pool_size`` kept),
+   played inside the env runners — and, with ``rllib.self_play``, the learner's own module.
+   ``opponents.schedule`` and ``opponents.partner`` work as for SB3; ``ppo.privileged_critic``
+   gives the critic the hidden cards.
+4. **Evaluation** every ``eval.every`` steps against ``eval.opponents`` (:mod:`train.evaluation`,
+   duplicate games in ``eval.workers`` processes on the driver's machine), a checkpoint beside it,
+   and at the end the SB3 backend's final table, policy file and curve (:func:`train.trainer.finish`).
 
 ``[ppo]`` maps onto RLlib's PPO: ``n_steps × n_envs`` env steps per training iteration (split
 among the learners), ``batch_size`` → ``minibatch_size``, ``n_epochs`` → ``num_epochs``,
 ``learning_rate``, ``gamma``, ``gae_lambda`` → ``lambda_``, ``clip_range`` → ``clip_param``,
 ``ent_coef`` → ``entropy_coeff``, ``vf_coef`` → ``vf_loss_coeff``, ``max_grad_norm`` →
-``grad_clip``; no KL penalty and no value clipping, as in SB3. A timestep is a decision of the
+``grad_clip``; no KL penalty and no value clipping, as in SB3. A timestep is one decision of the
 learner's module (an env step: exactly one agent acts per step), as an SB3 timestep is.
-``torch_threads`` is the driver's learner; every Ray worker uses one thread.
+``torch_threads`` is the driver's; every Ray worker uses one thread.
 
-Output folder, as for SB3 but with RLlib checkpoints::
+The output folder is the SB3 backend's (:mod:`train.trainer`), with one addition per checkpoint::
 
-    config.json                   the config (backend: rllib)
-    checkpoints/step_<N>/         RLlib's checkpoint of the algorithm (learner, optimizer, runners)
-    checkpoints/step_<N>.json     config, seed, timesteps, iteration, league mix, evaluation
-    checkpoints/step_<N>.npz      the learner's actor (a policy file, :mod:`train.rllib.export`)
-    checkpoints/step_<N>.pool.npz the league's snapshots (numpy arrays)
-    tb/rllib/                     TensorBoard: losses, entropy, KL, explained variance, episode
-                                  return, steps/s, pool, win rates
-    eval.csv, learning_curve.png, model.npz + model.json, final_eval/
+    checkpoints/step_<N>.npz, .json   a checkpoint in the project's form (:mod:`train.checkpoints`):
+                                      a policy file of the learner's actor (``ppo:`` plays it) with
+                                      the league's snapshots, config, seed, evaluation, mix
+    checkpoints/step_<N>.rllib/       RLlib's own checkpoint of the algorithm (learner and optimiser
+                                      state, env runner and connector state)
+    tb/rllib/                         TensorBoard: losses, entropy, KL, explained variance, episode
+                                      return, steps/s, pool, win rates
 
-RLlib's checkpoints are pickles: ``--resume`` reads only the run's own output. Never resume from
-a checkpoint folder that came from someone else — unpickling runs code. The exported policy
-files (``*.npz``) hold plain arrays and are safe to share.
+``--resume`` works as for SB3 (:mod:`train.runs`: the run's own config, continue in place or branch
+with ``--out``) and restores the ``.rllib`` folder. **RLlib's checkpoints are pickles**: resume only
+from your own runs — unpickling a folder from someone else can run any code. The ``.npz`` policy
+files hold plain arrays and are safe to share.
 
 **Reproducibility.** ``seed`` seeds the driver, every learner and env runner (RLlib's
 ``debugging(seed=...)``: Python, numpy, torch, and each env from the seed and its runner and
-vector index), the league's draws and the warm start; with the same ``[rllib]`` layout the deals
-and opponents of every env are the same. RLlib does not promise identical updates: see the README
-("Training on a cluster") for what was measured.
+vector index), the league's draws and the warm start. With one env runner a run repeats bit for
+bit; what is not promised (several runners, GPUs, resumed runs) is in the README.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
-from agents.policy import NumpyActor, SnapshotAgent
+from agents.policy import NumpyActor
+from agents.policy_file import header, write
 from allfours_env.seeding import derive_seed
-from train.config import ConfigError, TrainConfig, from_dict
+from train import evaluation
+from train.checkpoints import FOLDER, Checkpoint, snapshot_arrays, snapshots_from
+from train.config import ConfigError, TrainConfig
 
 MODULE_ID = "learner"
-_GAME_KEYS = ("preset", "num_players", "knobs", "episode", "reward")
+#: The suffix of the RLlib checkpoint folder beside each ``step_<N>.npz``.
+RLLIB_SUFFIX = ".rllib"
 
 
 def agent_to_module(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -72,20 +75,31 @@ def agent_to_module(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
 
 # ---------------------------------------------------------------------------- config
 
-def check(config: TrainConfig) -> None:
-    """Input problems only the RLlib backend has (:class:`ConfigError`, before any work)."""
+def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
+    """What only the RLlib backend needs (ConfigError, before anything is written): Ray installed,
+    minibatches that fit the batch, and a checkpoint of this backend to resume."""
     try:
-        import ray  # noqa: F401
         import ray.rllib  # noqa: F401
     except ImportError:
         raise ConfigError("--backend rllib needs Ray RLlib: pip install 'allfours[rllib]' "
                           "(scripts/setup.sh installs it)") from None
-    batch = config.ppo.n_steps * config.n_envs
-    learners = max(1, config.rllib.num_learners)
-    if config.ppo.batch_size > batch // learners:
+    per_learner = config.ppo.n_steps * config.n_envs // max(1, config.rllib.num_learners)
+    if config.ppo.batch_size > per_learner:
         raise ConfigError(f"ppo.batch_size ({config.ppo.batch_size}) must not exceed the env steps per "
-                          f"iteration per learner, ppo.n_steps x n_envs / rllib.num_learners "
-                          f"({batch // learners})")
+                          f"training iteration per learner, ppo.n_steps x n_envs / rllib.num_learners "
+                          f"({per_learner})")
+    if checkpoint is not None:
+        if checkpoint.meta["training"].get("backend") != "rllib":
+            raise ConfigError(f"{checkpoint.path} was written by the Stable-Baselines3 backend: resume it "
+                              "without --backend rllib")
+        if not (rllib_folder(checkpoint.path) / "rllib_checkpoint.json").is_file():
+            raise ConfigError(f"cannot resume from {checkpoint.path}: RLlib's checkpoint "
+                              f"{rllib_folder(checkpoint.path).name} beside it is missing")
+
+
+def rllib_folder(path: Path) -> Path:
+    """The RLlib checkpoint folder of the checkpoint ``step_<N>.npz`` at ``path``."""
+    return path.with_suffix(RLLIB_SUFFIX)
 
 
 def module_spec(config: TrainConfig, with_spaces: bool = False):
@@ -99,7 +113,7 @@ def module_spec(config: TrainConfig, with_spaces: bool = False):
     if with_spaces:
         from allfours_env.rllib_env import AllFoursMultiAgentEnv
 
-        env = AllFoursMultiAgentEnv(_game(config) | {"critic_state": config.ppo.privileged_critic})
+        env = AllFoursMultiAgentEnv(game_config(config) | {"critic_state": config.ppo.privileged_critic})
         agent = env.possible_agents[0]
         spaces = {"observation_space": env.observation_spaces[agent],
                   "action_space": env.action_spaces[agent]}
@@ -107,7 +121,8 @@ def module_spec(config: TrainConfig, with_spaces: bool = False):
     return RLModuleSpec(module_class=MaskedActorCriticModule, model_config=model_config, **spaces)
 
 
-def _game(config: TrainConfig) -> dict[str, Any]:
+def game_config(config: TrainConfig) -> dict[str, Any]:
+    """The env_config entries of the game (preset, players, episode, reward, knobs)."""
     return {"preset": config.preset, "num_players": config.num_players, "episode": config.episode,
             "reward": config.reward, "knobs": dict(config.knobs)}
 
@@ -120,14 +135,14 @@ def algorithm_config(config: TrainConfig):
     from train.rllib.league import ENV_NAME
 
     settings, ppo = config.rllib, config.ppo
-    env_config = _game(config) | {
+    env_config = game_config(config) | {
         "critic_state": ppo.privileged_critic,
         "illegal_action": "raise",
         "league": {"mix": config.opponents.mix_at(0), "pool_size": config.opponents.pool_size,
                    "self_play": settings.self_play, "partner": config.opponents.partner,
                    "seed": config.seed},
     }
-    per_learner = config.ppo.n_steps * config.n_envs // max(1, settings.num_learners)
+    per_learner = ppo.n_steps * config.n_envs // max(1, settings.num_learners)
     return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
@@ -149,20 +164,16 @@ def algorithm_config(config: TrainConfig):
 
 # ---------------------------------------------------------------------------- weights
 
-def learner_state(algo) -> dict[str, Any]:
-    """The learner module's weights (numpy), from the learner group."""
-    return algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
-
-
 def learner_actor(algo, config: TrainConfig) -> NumpyActor:
-    """The learner's actor as numpy (snapshots, evaluation, export)."""
-    from train.rllib.export import actor_from_state
+    """The learner's actor as numpy (snapshots, evaluation, policy files), from the learner group."""
+    from train.rllib.module import actor_from_state
 
-    return actor_from_state(learner_state(algo), config.ppo.activation)
+    state = algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
+    return actor_from_state(state, config.ppo.activation)
 
 
 def set_learner_state(algo, state: dict[str, Any]) -> None:
-    """Give the learner (and every env runner) these weights."""
+    """Give the learner (and every env runner) these module weights."""
     algo.learner_group.set_weights({MODULE_ID: state})
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
                                        inference_only=True, timeout_seconds=60.0)
@@ -170,103 +181,20 @@ def set_learner_state(algo, state: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------------- checkpoints
 
-def find_checkpoint(path: str | Path) -> Path:
-    """The checkpoint folder ``step_<N>`` named by ``path``: itself, or a run folder's newest."""
-    path = Path(path)
-    if path.is_file() and path.suffix == ".zip":
-        raise ConfigError(f"{path} is a Stable-Baselines3 checkpoint: resume it without --backend rllib")
-    if path.is_dir() and not path.name.startswith("step_"):
-        found = sorted((p for p in path.glob("checkpoints/step_*") if p.is_dir()),
-                       key=lambda p: int(p.name.split("_")[1]))
-        if not found:
-            raise ConfigError(f"no RLlib checkpoints in {path}/checkpoints to resume from "
-                              "(a Stable-Baselines3 run resumes without --backend rllib)")
-        path = found[-1]
-    if not (path / "rllib_checkpoint.json").is_file():
-        raise ConfigError(f"cannot resume from {path}: not an RLlib checkpoint folder of this backend")
-    return path
-
-
-def read_checkpoint_meta(path: Path, config: TrainConfig) -> dict[str, Any]:
-    """The metadata of checkpoint ``path``, checked against ``config`` (same game, same network)."""
-    meta_path = path.with_name(path.name + ".json")
-    try:
-        meta = json.loads(meta_path.read_text())
-        saved = from_dict(meta["config"])
-        int(meta["timesteps"])
-    except FileNotFoundError:
-        raise ConfigError(f"cannot resume from {path}: its metadata {meta_path.name} is missing") from None
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-        raise ConfigError(f"cannot resume from {path}: unreadable metadata ({err})") from None
-    if meta.get("backend") != "rllib":
-        raise ConfigError(f"cannot resume from {path}: it was not written by --backend rllib")
-    for key in _GAME_KEYS:
-        if getattr(saved, key) != getattr(config, key):
-            raise ConfigError(f"checkpoint {path.name} was trained with {key}={getattr(saved, key)!r}, "
-                              f"this config has {getattr(config, key)!r}: resume with the same game")
-    network = ("net_arch", "activation", "privileged_critic")
-    if any(getattr(saved.ppo, key) != getattr(config.ppo, key) for key in network):
-        raise ConfigError(f"checkpoint {path.name} has another network "
-                          "(net_arch/activation/privileged_critic)")
-    return meta
-
-
-def save_checkpoint(algo, config: TrainConfig, out: Path, timesteps: int, meta: dict[str, Any],
-                    league) -> Path:
-    """Write ``checkpoints/step_<N>/`` (RLlib) and its ``.json``, ``.npz`` (the actor) and
-    ``.pool.npz`` (the league's snapshots)."""
-    from train.rllib.export import save_policy, save_snapshots
-
-    folder = out / "checkpoints"
+def save_checkpoint(algo, config: TrainConfig, out: Path, timesteps: int, league,
+                    metrics: dict[str, Any]) -> Path:
+    """Write ``checkpoints/step_<N>.npz`` (+ ``.json``): the learner's actor and the league's
+    snapshots as a checkpoint of :mod:`train.checkpoints`; and RLlib's ``step_<N>.rllib/``."""
+    folder = Path(out) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"step_{timesteps}"
-    algo.save_to_path(str(path.resolve()))
-    info = {"backend": "rllib", "config": config.to_dict(), "seed": config.seed, "timesteps": timesteps,
-            "mix": league.mix, **meta}
-    path.with_name(path.name + ".json").write_text(json.dumps(info, indent=1))
-    save_policy(learner_actor(algo, config), path.with_name(path.name + ".npz"))
-    save_snapshots(league.snapshots, path.with_name(path.name + ".pool.npz"))
-    return path
-
-
-# ---------------------------------------------------------------------------- evaluation
-
-def evaluate_actor(actor: NumpyActor, config: TrainConfig, opponents: list[str], games: int, seed: int,
-                   progress: bool = False):
-    """A duplicate tournament of the greedy actor against ``opponents``, in ``eval.workers``
-    processes on the driver's machine (not as Ray tasks: the env runners may hold every CPU of
-    the cluster, and Ray would wait for one forever)."""
-    from evaluate import run_tournament
-
-    learner = SnapshotAgent(actor, deterministic=True, name="learner")
-    return run_tournament([learner, *opponents], preset=config.preset, players=config.num_players,
-                          knobs=config.knobs, games=games, seed=seed, workers=config.eval.workers,
-                          schedule="first-vs-rest", progress=progress)
-
-
-def eval_rows(result, config: TrainConfig, timesteps: int) -> list[dict[str, Any]]:
-    rows = []
-    for opponent in config.eval.opponents:
-        numbers = result.result_for("learner", opponent)
-        low, high = numbers["win_rate_ci"]
-        rows.append({"timesteps": timesteps, "opponent": opponent, "win_rate": numbers["win_rate"],
-                     "ci_low": low, "ci_high": high, "games": numbers["games"]})
-    return rows
-
-
-def average_actor(out: Path, since: int) -> tuple[NumpyActor, list[Path]]:
-    """The element-wise mean of the actors of the run's checkpoints from step ``since`` on."""
-    import numpy as np
-
-    from train.rllib.export import load_policy
-
-    paths = sorted((p for p in (out / "checkpoints").glob("step_*.npz")
-                    if not p.name.endswith(".pool.npz") and int(p.stem.split("_")[1]) >= since),
-                   key=lambda p: int(p.stem.split("_")[1]))
-    actors = [load_policy(p) for p in paths]
-    layers = [tuple(np.mean([actor.layers[i][part] for actor in actors], axis=0) for part in (0, 1))
-              for i in range(len(actors[0].layers))]
-    return NumpyActor(layers, actors[0].activation), paths
+    path = folder / f"step_{timesteps}.npz"
+    algo.save_to_path(str(rllib_folder(path).resolve()))
+    actor = learner_actor(algo, config)
+    meta = header(actor.inputs, actor.hidden, actor.activation, config.game())
+    meta |= {"kind": "checkpoint", "config": config.to_dict(), "seed": config.seed, "timesteps": timesteps,
+             **metrics, "opponent_mix": league.mix,
+             "training": {"backend": "rllib", "snapshots": len(league.snapshots)}}
+    return write(path, actor.to_arrays() | snapshot_arrays(league.snapshots), meta)
 
 
 # ---------------------------------------------------------------------------- metrics
@@ -284,7 +212,8 @@ _SCALARS = {
 }
 
 
-def _lookup(result: dict[str, Any], keys: tuple[str, ...]) -> float | None:
+def lookup(result: dict[str, Any], keys: tuple[str, ...]) -> float | None:
+    """The number at ``keys`` in RLlib's nested result dict, or None."""
     node: Any = result
     for key in keys:
         if not isinstance(node, dict) or key not in node:
@@ -300,67 +229,72 @@ def _lookup(result: dict[str, Any], keys: tuple[str, ...]) -> float | None:
 
 def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bool = True,
           log=print) -> dict[str, Any]:
-    """Run the training of ``config`` on RLlib; return its summary (paths, throughput, results)."""
-    check(config)
-    checkpoint, meta = None, None
-    if resume:
-        checkpoint = find_checkpoint(resume)
-        meta = read_checkpoint_meta(checkpoint, config)
-        if int(meta["timesteps"]) >= config.total_timesteps:
-            raise ConfigError(f"the checkpoint is at {int(meta['timesteps']):,} timesteps and "
-                              f"total_timesteps is {config.total_timesteps:,}: raise total_timesteps "
-                              "(--timesteps N) to train further")
+    """Run the training of ``config`` on RLlib (resuming ``resume`` as :mod:`train.runs` says);
+    return its summary (paths, throughput, final results). Bad input raises ConfigError before
+    anything is written."""
+    from train import runs
+
+    start = runs.prepare(config, resume)
+    check(config, start.checkpoint)
     import torch
 
     from evaluate.ray_backend import RayUnavailable, init_ray
-    from train import trainer as sb3  # the output helpers both backends share
-    from train.rllib import league as league_module
-    from train.rllib.export import load_snapshots, save_policy
+    from train.trainer import finish
 
     torch.set_num_threads(config.torch_threads)
-    out = Path(config.out)
-    if not resume and (out / "config.json").exists():
-        kept = out.with_name(f"{out.name}.{time.strftime('%Y%m%d-%H%M%S')}")
-        out.rename(kept)  # a fresh run never mixes with (or deletes) an earlier one
-        log(f"an earlier run was in {out}: moved it to {kept}")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps({"backend": "rllib", **config.to_dict()}, indent=1))
-
-    warm = None
-    if config.imitation.teacher and not resume:
-        from train.rllib.warm_start import warm_start
-
-        warm = warm_start(module_spec(config, with_spaces=True), config, log=log, progress=progress)
     try:
         started = init_ray(config.rllib.address)
     except RayUnavailable as err:
         raise ConfigError(str(err)) from None
+    import ray
+
+    try:
+        return _run(config, start, progress=progress, log=log, finish=finish)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str, Any]:
+    """The run once Ray is up (see :func:`train`)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    algo = None
-    writer = SummaryWriter(str(out / "tb" / "rllib"))
+    from train import runs
+    from train.curve import append_csv
+    from train.rllib import league as league_module
+
+    league_module.register()
+    algo = algorithm_config(config).build_algo()
+    writer = None
     try:
-        league_module.register()
-        algo = algorithm_config(config).build_algo()
         league = league_module.League(config.opponents.mix_at(0), config.opponents.pool_size)
+        checkpoint = start.checkpoint
         steps, iteration = 0, 0
         if checkpoint is not None:
+            folder = rllib_folder(checkpoint.path)
             try:
-                algo.restore_from_path(str(checkpoint.resolve()))
+                algo.restore_from_path(str(folder.resolve()))
             except Exception as err:  # noqa: BLE001 - any unreadable checkpoint is reported the same way
-                raise ConfigError(f"cannot resume from {checkpoint}: {type(err).__name__}: {err}") from None
-            steps, iteration = int(meta["timesteps"]), int(meta.get("iteration", 0))
-            league.mix = dict(meta.get("mix", league.mix))
-            pool = checkpoint.with_name(checkpoint.name + ".pool.npz")
-            league.snapshots = load_snapshots(pool) if pool.is_file() else []
-            log(f"resuming from {checkpoint} at {steps:,} timesteps, up to {config.total_timesteps:,}")
-        elif warm is not None:
-            set_learner_state(algo, warm)
+                raise ConfigError(f"cannot resume from {checkpoint.path}: RLlib could not restore "
+                                  f"{folder.name} ({type(err).__name__}: {err})") from None
+            steps, iteration = checkpoint.step, int(checkpoint.meta.get("iteration", 0))
+            league.mix = dict(checkpoint.meta.get("opponent_mix") or league.mix)
+            league.snapshots = snapshots_from(checkpoint)
+        runs.open_folder(start, config, log=log)
+        out = start.out
+        if checkpoint is not None:
+            log(f"resuming from {checkpoint.path} at {steps:,} timesteps, up to {config.total_timesteps:,}"
+                + ("" if start.continues else f", into {out}"))
+        elif config.imitation.teacher:
+            from train.rllib.warm_start import warm_start
+
+            set_learner_state(algo, warm_start(module_spec(config, with_spaces=True), config, start.dataset,
+                                               log=log, progress=progress))
         league.sync(algo)
-        start = steps
-        every = config.eval.every
+        writer = SummaryWriter(str(out / "tb" / "rllib"))
+        first, every = steps, config.eval.every
         next_eval = (steps // every + 1) * every
-        last_eval, eval_seconds = -1, 0.0
+        eval_seconds = 0.0
         bar = None
         if progress:
             from tqdm import tqdm
@@ -370,16 +304,16 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         while steps < config.total_timesteps:
             result = algo.train()
             iteration += 1
-            sampled = int(_lookup(result, ("env_runners", "num_env_steps_sampled")) or 0)
+            sampled = int(lookup(result, ("env_runners", "num_env_steps_sampled")) or 0)
             steps += sampled
             if bar is not None:
                 bar.update(sampled)
             for tag, keys in _SCALARS.items():
-                value = _lookup(result, keys)
+                value = lookup(result, keys)
                 if value is not None:
                     writer.add_scalar(tag, value, steps)
             elapsed = time.perf_counter() - began - eval_seconds
-            writer.add_scalar("time/fps", (steps - start) / max(elapsed, 1e-9), steps)
+            writer.add_scalar("time/fps", (steps - first) / max(elapsed, 1e-9), steps)
             if iteration % config.opponents.snapshot_every == 0:
                 league.update(algo, snapshot=learner_actor(algo, config))
             mix = config.opponents.mix_at(steps)
@@ -391,60 +325,34 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             if steps >= next_eval or steps >= config.total_timesteps:
                 next_eval = (steps // every + 1) * every
                 clock = time.perf_counter()
-                eval_result = evaluate_actor(learner_actor(algo, config), config, config.eval.opponents,
-                                             config.eval.games, seed=derive_seed(config.seed, "eval", steps))
-                rows = eval_rows(eval_result, config, steps)
+                results = evaluation.evaluate(learner_actor(algo, config), config, config.eval.opponents,
+                                              config.eval.games, seed=derive_seed(config.seed, "eval", steps),
+                                              workers=config.eval.workers)
+                rows = evaluation.curve_rows(results, steps)
                 for row in rows:
                     writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], steps)
-                sb3.append_csv(out / "eval.csv", rows)
-                save_checkpoint(algo, config, out, steps, {"iteration": iteration, "eval": rows}, league)
+                append_csv(out / "eval.csv", rows)
+                save_checkpoint(algo, config, out, steps, league, {"eval": rows, "iteration": iteration})
                 writer.flush()
-                last_eval = steps
                 eval_seconds += time.perf_counter() - clock
         if bar is not None:
             bar.close()
         seconds = time.perf_counter() - began - eval_seconds
-        learned = steps - start
-        steps_per_s = learned / seconds if seconds > 0 else 0.0
-        if last_eval != steps:  # a resumed run that was already at its budget
-            save_checkpoint(algo, config, out, steps, {"iteration": iteration}, league)
         actor = learner_actor(algo, config)
-        averaged: list[Path] = []
-        if config.average_since:
-            actor, averaged = average_actor(out, config.average_since)
-            log(f"final model: the weight average of {len(averaged)} checkpoints")
-        final = evaluate_actor(actor, config, config.eval.final_opponents, config.eval.final_games,
-                               seed=derive_seed(config.seed, "final"), progress=progress)
     finally:
-        writer.close()
-        if algo is not None:
-            algo.stop()
-        if started:
-            import ray
+        if writer is not None:
+            writer.close()
+        algo.stop()
+    averaged: list[Path] = []
+    if config.average_since:
+        from train.average import find_checkpoints, mean_weights
 
-            ray.shutdown()
-    from evaluate import report
-
-    results = {}
-    for opponent in config.eval.final_opponents:
-        numbers = final.result_for("learner", opponent)
-        results[opponent] = {"win_rate": numbers["win_rate"], "win_rate_ci": numbers["win_rate_ci"],
-                             "games": numbers["games"]}
-    model_meta = {"backend": "rllib", "config": config.to_dict(), "seed": config.seed, "timesteps": steps,
-                  "train_seconds": seconds, "learner_steps_per_s": steps_per_s, "final_eval": results}
-    if averaged:
-        model_meta["averaged"] = [str(path) for path in averaged]
-    model_path = save_policy(actor, out / "model.npz", model_meta)
-    report.save(final, out / "final_eval")
-    table = report.markdown(final)
-    (out / "final_eval" / "table.md").write_text(table + "\n")
-    curve_png = sb3.plot_curve(sb3.read_curve(out), out / "learning_curve.png")
-    log("")
-    log(table)
-    log(f"\nlearner steps/s: {steps_per_s:,.0f} ({learned:,} steps in {seconds:,.0f} s)")
-    log(f"model: {model_path}   learning curve: {curve_png}   logs: {out / 'tb'}")
-    return {"model": model_path, "results": results, "learner_steps_per_s": steps_per_s,
-            "table": table, "curve": curve_png, "timesteps": steps}
+        averaged = find_checkpoints([out], config.average_since)
+        newest, weights = mean_weights(averaged)
+        actor = NumpyActor.from_arrays(weights, newest.meta["network"], out)
+        log(f"final model: the weight average of {len(averaged)} checkpoints")
+    return finish(config, out, actor, timesteps=steps, seconds=seconds, learned=steps - first,
+                  averaged=averaged, progress=progress, log=log, backend="rllib")
 
 
 __all__ = ["agent_to_module", "algorithm_config", "train"]

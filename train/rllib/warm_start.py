@@ -1,7 +1,7 @@
 """The imitation warm start for the RLlib module, through the one the SB3 backend uses.
 
-:func:`train.trainer.warm_start` (teacher data, cached datasets, behaviour cloning, DAgger rounds;
-:mod:`train.imitation`) fits an SB3 policy. :class:`SB3PolicyView` shows a
+:func:`train.imitation.warm_start` (teacher data, cached datasets, behaviour cloning, DAgger
+rounds) fits an SB3 policy. :class:`SB3PolicyView` shows a
 :class:`~train.rllib.module.MaskedActorCriticModule` through the few members it uses —
 ``evaluate_actions``, ``get_distribution``, ``observation_space``, ``mlp_extractor.policy_net`` and
 ``action_net`` — so the RLlib backend warm-starts with the same code and data, and the fitted
@@ -47,12 +47,13 @@ class SB3PolicyView(torch.nn.Module):
         return SimpleNamespace(distribution=self._distribution(obs, action_masks))
 
 
-def warm_start(spec, config, *, log=print, progress: bool = True) -> dict[str, np.ndarray]:
+def warm_start(spec, config, cached=None, *, log=print, progress: bool = True) -> dict[str, np.ndarray]:
     """Build the learner's module from ``spec`` (an ``RLModuleSpec`` with its spaces), fit it to
-    the configured teacher (``config.imitation``), and return its weights (numpy state dict)."""
-    from train.trainer import warm_start as fit
+    the configured teacher (``config.imitation``; ``cached``: the checked dataset of
+    :func:`train.imitation.check_dataset`), and return its weights (numpy state dict)."""
+    from train.imitation import warm_start as fit
 
     torch.manual_seed(config.seed)
     module = spec.build()
-    fit(SimpleNamespace(policy=SB3PolicyView(module)), config, log=log, progress=progress)
+    fit(SimpleNamespace(policy=SB3PolicyView(module)), config, cached, log=log, progress=progress)
     return {key: value.detach().cpu().numpy() for key, value in module.state_dict().items()}
