@@ -76,8 +76,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=None, help="training config (default: quick)")
     args = parser.parse_args(argv)
 
+    import torch
+
     from evaluate.ray_backend import init_ray
 
+    torch.set_num_threads(load(args.config).torch_threads)  # the driver's learner, as in a run
     init_ray("")
     runs: dict[str, list[float]] = {}
     for _ in range(args.repeats):

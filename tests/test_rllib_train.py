@@ -74,6 +74,20 @@ def test_tiny_rllib_run_writes_checkpoints_resumes_and_evaluates(rllib_run, tmp_
         assert f"ppo:{policy}" in capsys.readouterr().out
 
 
+def test_the_seed_fixes_the_run(rllib_run, tmp_path):
+    """The same config and seed train the same weights (one env runner, CPU)."""
+    again = tmp_path / "again"
+    tiny = [item for item in TINY if not item.startswith(("eval.", "total_timesteps"))]
+    assert main(["--backend", "rllib", "--set", *tiny, "total_timesteps=1024", "eval.every=1024",
+                 "eval.games=2", "eval.final_games=2", "--out", str(again), "--no-progress"]) == 0
+    first = checkpoints(rllib_run)[0]
+    twin = again / "checkpoints" / first.name
+    assert twin.is_file()
+    ours, theirs = np.load(first), np.load(twin)
+    assert ours.files == theirs.files
+    assert all(np.array_equal(ours[name], theirs[name]) for name in ours.files)
+
+
 def test_masked_actions_sampled_from_the_trained_module_are_always_legal(rllib_run):
     """Several hundred games sampled by RLlib's own env runner from the trained module (both seats,
     exploring): the env raises on any illegal action, and every recorded action is in its mask."""
