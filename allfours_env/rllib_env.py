@@ -43,9 +43,13 @@ callables, given the AEC observation dict and the seat's
 :class:`~allfours_env.knowledge.SeatView`). A pool that returns ``None`` for a seat leaves it to
 RLlib too (self-play against the learner's own module). ``partner`` may also be a policy.
 
+**Actions** are checked by :func:`allfours_env.actions.as_action_id` (an integer id 0–116; anything
+else raises ``TypeError``/``ValueError``). ``step`` before ``reset()`` or after the episode's end
+raises ``RuntimeError``.
+
 **Illegal actions.** With ``illegal_action="terminate"`` (default, like PettingZoo's
-``TerminateIllegalWrapper``; RLlib's own env checker steps with unmasked random actions) an illegal
-action ends the episode: the offender gets −1 on top of what it was owed and
+``TerminateIllegalWrapper``; RLlib's own env checker steps with unmasked random actions) an id
+that is not legal in the position ends the episode: the offender gets −1 on top of what it was owed and
 ``infos[agent]["illegal_action"] = True``, the others what they were owed. ``"raise"`` raises
 :class:`~allfours_env.engine.IllegalActionError` naming the action and the legal ones — the trainer
 uses it, since with a masking module none can happen and a bug must not train silently.
@@ -63,7 +67,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from allfours_env.actions import NUM_ACTIONS
+from allfours_env.actions import as_action_id
 from allfours_env.aec import raw_env
 from allfours_env.engine import IllegalActionError
 from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
@@ -153,13 +157,10 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
         if set(action_dict) != {agent}:
             raise ValueError(f"{agent} is to move: step() takes {{{agent!r}: action}}, got the agents "
                              f"{sorted(action_dict)}")
-        action = action_dict[agent]
+        action = as_action_id(action_dict[agent])
         seat = self.aec.game.current_player
         legal = self.aec.game.legal_action_bits()
-        if isinstance(action, np.ndarray):
-            action = action.item()
-        is_id = isinstance(action, int | np.integer) and 0 <= action < NUM_ACTIONS
-        if not (is_id and legal >> int(action) & 1):
+        if not legal >> action & 1:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
                     f"{agent} (seat {seat}) chose {action!r}, which is not legal; legal: "
@@ -168,7 +169,7 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
             self._pending[agent] -= 1.0
             return self._end({agent: {"illegal_action": True}})
         self._acted.add(agent)
-        self.aec.step(int(action))
+        self.aec.step(action)
         self._collect()
         if self._advance():
             return self._end({})

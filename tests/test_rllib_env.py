@@ -128,10 +128,19 @@ def test_illegal_actions_end_the_episode_or_raise():
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     observations, rewards, terminateds, _, infos = env.step({agent: illegal})
     assert terminateds["__all__"] and rewards[agent] == -1.0 and infos[agent]["illegal_action"]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step({agent: illegal})  # the episode is over
     strict = AllFoursMultiAgentEnv({"illegal_action": "raise"})
     observations, _ = strict.reset(seed=0)
     with pytest.raises(IllegalActionError, match="not legal"):
         strict.step({agent: illegal})
+    for bad, error in ((True, TypeError), (1.0, TypeError), (117, ValueError)):
+        with pytest.raises(error):
+            strict.step({agent: bad})
+    with pytest.raises(ValueError, match="is to move"):
+        strict.step({"player_9": 0})
+    legal = int(np.flatnonzero(observations[agent]["action_mask"])[0])
+    strict.step({agent: np.array(legal)})  # a 0-d numpy integer array is an id too
 
 
 class RandomPool:
