@@ -28,12 +28,12 @@ def batch(module, count=6, seed=0):
     obs = {key: torch.as_tensor(np.stack([space[key].sample() for _ in range(count)]))
            for key in space.spaces}
     obs["action_mask"][:, 0] = 1  # at least one legal action per row
-    return {Columns.OBS: obs}, None
+    return {Columns.OBS: obs}
 
 
 def test_illegal_actions_get_no_probability():
     module = build(privileged=False)
-    inputs, _ = batch(module)
+    inputs = batch(module)
     logits = module.forward_exploration(inputs)[Columns.ACTION_DIST_INPUTS]
     probs = torch.softmax(logits, dim=-1)
     mask = inputs[Columns.OBS]["action_mask"].bool()
@@ -43,7 +43,7 @@ def test_illegal_actions_get_no_probability():
 
 def test_the_privileged_critic_reads_the_hidden_cards_and_the_actor_does_not():
     module = build(privileged=True)
-    inputs, _ = batch(module)
+    inputs = batch(module)
     other = {Columns.OBS: dict(inputs[Columns.OBS], critic=1 - inputs[Columns.OBS]["critic"])}
     logits = module.forward_train(inputs)[Columns.ACTION_DIST_INPUTS]
     assert torch.equal(logits, module.forward_train(other)[Columns.ACTION_DIST_INPUTS])
@@ -56,7 +56,7 @@ def test_the_privileged_critic_reads_the_hidden_cards_and_the_actor_does_not():
 
 def test_the_numpy_actor_and_the_sb3_face_play_like_the_module():
     module = build(privileged=True)
-    inputs, _ = batch(module)
+    inputs = batch(module)
     observations = inputs[Columns.OBS]["observations"]
     with torch.no_grad():
         expected = module.actor(observations).numpy()
