@@ -67,7 +67,7 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
         where = f"at {address}" if address else "locally"
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         hint = ""
-        if address and "RAY_AUTH_MODE" not in os.environ:
+        if address and "RAY_AUTH_MODE" not in os.environ and "Failed to connect" in first:
             hint = (" (a cluster begun with `ray start` uses token authentication: set RAY_AUTH_MODE=token "
                     "and give this machine the cluster's ~/.ray/auth_token)")
         raise RayUnavailable(f"cannot start or reach Ray {where}: {first}{hint}") from None
