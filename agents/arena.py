@@ -9,11 +9,15 @@ import numpy as np
 
 from agents.base import Agent
 from allfours_env.actions import NUM_ACTIONS, action_to_str
-from allfours_env.engine import Game, IllegalActionError
+from allfours_env.engine import MAX_HANDS, Game, IllegalActionError
 from allfours_env.knowledge import SeatView
 from allfours_env.observation import SeatEncoder
 from allfours_env.rules import Rules
 from allfours_env.seeding import derive_seed
+
+
+class GameTooLongError(RuntimeError):
+    """A game that did not reach its target within the hand cap (:data:`~allfours_env.engine.MAX_HANDS`)."""
 
 
 def play_game(
@@ -23,12 +27,14 @@ def play_game(
     seed: int,
     dealer: int | None = None,
     decks: Sequence[Sequence[str]] | None = None,
+    max_hands: int = MAX_HANDS,
 ) -> Game:
     """Play one game to the end: ``players[s]`` decides for seat ``s`` (the same agent object may
     hold several seats, e.g. both seats of a partnership). The game's deals come from ``seed``
     (or ``decks``), and every distinct agent is reset with a seed derived from ``seed`` and its
     first seat, so the result depends on nothing else. An illegal action raises an
-    :class:`~allfours_env.engine.IllegalActionError` naming the agent."""
+    :class:`~allfours_env.engine.IllegalActionError` naming the agent; a game still undecided after
+    ``max_hands`` hands raises :class:`GameTooLongError` (random bidders in the auction presets)."""
     if len(players) != rules.num_players:
         raise ValueError(f"{rules.num_players} players needed, got {len(players)}")
     game = Game(rules, seed=seed, dealer=dealer, decks=decks)
@@ -45,6 +51,12 @@ def play_game(
             encoders[seat].reset(game)
     views = [SeatView(game, seat) for seat in range(rules.num_players)]
     while not game.is_over:
+        if game.hand_number >= max_hands:
+            raise GameTooLongError(
+                f"a {rules.preset} game between {', '.join(sorted({a.name for a in players}))} is still "
+                f"undecided after {max_hands} hands (scores {game.scores}): in the auction presets random "
+                f"bidders are set back more than they score; play them against a bidding bot"
+            )
         seat = game.current_player
         agent = players[seat]
         observation = None

@@ -2,8 +2,9 @@
 
 An agent decides for one seat at a time from what that seat may know:
 
-* ``observation`` — the AEC observation dict of the seat (``"observation"``: the 749-float
-  information state, ``"action_mask"``: the legal actions), see :mod:`allfours_env.observation`;
+* ``observation`` — the AEC observation dict of the seat (``"observation"``: the information state,
+  :data:`~allfours_env.observation.OBS_SIZE` floats; ``"action_mask"``: the legal actions), see
+  :mod:`allfours_env.observation`;
 * ``view`` — :class:`allfours_env.knowledge.SeatView`, the engine's state restricted to that seat
   (its hand, the public history, card counts, ``resample()`` for search), never another player's
   hidden cards.

@@ -28,20 +28,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
+from allfours_env.actions import BEG, BID_BASE, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE, RUN, STAND
 from allfours_env.cards import (
     CARD_GAME_POINTS,
     JACK_RANK,
+    JOKER,
     NUM_CARDS,
     NUM_RANKS,
     RANKS,
     SUIT_MASKS,
     cards_of,
+    make_card,
     mask_of,
 )
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
-from allfours_env.scoring import beating, card_points, card_strength, trick_winner
+from allfours_env.rules import SUITS_BY_LETTER
+from allfours_env.scoring import (
+    NINE_RANK,
+    beating,
+    card_points,
+    card_strength,
+    lead_suit,
+    trick_winner,
+    trump_cards,
+)
 
 ACE, KING, QUEEN, TEN = 12, 11, 10, 8
 
@@ -63,6 +74,11 @@ RUN_TURNUP_COST = 0.5  # how much the turn-up points a run may bring the dealer 
 GIFT_FROM = 2.5  # dealer: gift when the proposed suit promises at least this (plus the gift's cost)
 JACK_URGENT = 1.5  # the Jack's weight when a side is that close to the target
 DISCARD_TRUMP = 30.0  # how much more a trump is worth keeping than a plain card (P5)
+BID_MARGIN = 0.6  # the auction: bid the whole points the best suit promises, less this safety margin
+HOLD_MARGIN = 0.3  # the dealer holds a bid when his best suit promises that much more than the bid
+JOKER_POINT = 0.8  # chance the joker's holder brings the joker point home (only the ace beats it)
+NINE_HELD = 0.4  # don: chance the nine's holder brings the nine point home (RD28)
+DRAW_TRUMP = 6.0  # the stock: worth of drawing a trump, in card points, plus 0.5 a rank
 
 
 @dataclass(frozen=True)
@@ -78,15 +94,22 @@ class _Seat:
     unseen: int
     sizes: tuple[int, ...]
     voids: tuple[int, ...]
+    known: tuple[int, ...] = (0, 0, 0, 0)  # cards seen drawn by each seat and not played since (RD10)
+    joker_rank: str = "second_highest"
+    trumps: int = 0  # the trump cards (the trump suit, and the joker where there is one)
 
     def pool(self, q: int) -> int:
         """Unseen cards seat ``q`` may hold."""
         return self.unseen & ~self.voids[q]
 
     def p_holds(self, q: int, cards: int) -> float:
-        """Chance that seat ``q`` holds at least one of ``cards`` (hypergeometric over its pool)."""
+        """Chance that seat ``q`` holds at least one of ``cards`` (hypergeometric over its pool; certain
+        for a card it was seen to draw)."""
+        if cards & self.known[q]:
+            return 1.0
         pool = self.pool(q)
-        return 1.0 - _p_none(pool.bit_count(), (cards & pool).bit_count(), self.sizes[q])
+        unknown = self.sizes[q] - self.known[q].bit_count()
+        return 1.0 - _p_none(pool.bit_count(), (cards & pool).bit_count(), unknown)
 
     def opponents(self) -> list[int]:
         """Seats of the other sides."""
@@ -115,6 +138,25 @@ def _below(card: int) -> int:
     return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
 
 
+def _suit(card: int, trump: int) -> int:
+    """The suit a card follows as: its own, or the trump suit for the joker (RD22)."""
+    return trump if card == JOKER else card // NUM_RANKS
+
+
+def _higher(card: int, seat: _Seat) -> int:
+    """The cards of ``card``'s suit that outrank it (R1); for a trump, the trumps that beat it, the
+    joker included (RD22)."""
+    if _suit(card, seat.trump) == seat.trump:
+        return beating(card, seat.trump, seat.trump, seat.joker_rank)
+    return _above(card)
+
+
+def _lower_trumps(card: int, seat: _Seat) -> int:
+    """The trumps that a trump ``card`` beats."""
+    if card != JOKER and not seat.trumps >> JOKER & 1:
+        return _below(card)
+    return seat.trumps & ~beating(card, seat.trump, seat.trump, seat.joker_rank) & ~(1 << card)
+
 class HeuristicAgent(Agent):
     """A rule-based player for every preset and player count; no search, no hidden information."""
 
@@ -136,9 +178,9 @@ class HeuristicAgent(Agent):
             return self._gift_or_run(view)
         if phase == Phase.DISCARD:
             return self._discard(view)
-        if phase == Phase.PLAY and all(PLAY_BASE <= a < PLAY_BASE + NUM_CARDS for a in legal):
-            return self._play(view, legal)
-        return legal[self.rng.randrange(len(legal))]  # a phase this bot does not know (round 2)
+        if phase == Phase.BID:
+            return self._bid(view, legal)
+        return self._play(view, legal)
 
     # ------------------------------------------------------------------ P2, P3: beg, gift or run
 
@@ -171,6 +213,19 @@ class HeuristicAgent(Agent):
         strength = suit_strength(view, view.proposed)
         return GIFT if strength >= GIFT_FROM + 0.5 * (cost - 1) + _run_turnup_value(view) else RUN
 
+    # ------------------------------------------------------------------ the auction (RD13–RD15)
+
+    def _bid(self, view: SeatView, legal: tuple[int, ...]) -> int:
+        """The auction: the contract this hand can make is the whole points its best suit promises,
+        less a safety margin (a pitcher who falls short is set back, RD18). Bid the cheapest bid up to
+        it; as dealer, hold a standing bid the hand can make (RD14); else pass."""
+        promise = max(suit_strength(view, suit) for suit in range(4))
+        if HOLD in legal and promise >= view.high_bid + HOLD_MARGIN:
+            return HOLD
+        can_make = int(promise - BID_MARGIN)
+        bids = [a for a in legal if BID_BASE <= a < HOLD and a - BID_BASE + 1 <= can_make]
+        return bids[0] if bids else PASS
+
     # ------------------------------------------------------------------ P5: discard
 
     def _discard(self, view: SeatView) -> int:
@@ -182,7 +237,7 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ P6, P8: trick play
 
     def _play(self, view: SeatView, legal: tuple[int, ...]) -> int:
-        """P6: the legal card of highest expected value; P8: the first lead also picks trump."""
+        """P6: the legal card of highest expected value; P8, RD16: the first lead also picks trump."""
         cards = [a - PLAY_BASE for a in legal]
         if view.trump < 0:
             return PLAY_BASE + self._blind_lead(view, cards)
@@ -192,10 +247,12 @@ class HeuristicAgent(Agent):
         return PLAY_BASE + best
 
     def _blind_lead(self, view: SeatView, cards: list[int]) -> int:
-        """P8: lead from the suit that makes the best trump; the led card fixes it."""
+        """P8, RD16: lead from the suit that makes the best trump; the led card fixes it (the joker
+        makes ``joker_lead_trump`` trump, RD23)."""
         best_card, best_value = cards[0], float("-inf")
+        joker_suit = SUITS_BY_LETTER[view.rules.joker_lead_trump]
         for suit in range(4):
-            mine = [c for c in cards if c // NUM_RANKS == suit]
+            mine = [c for c in cards if (c // NUM_RANKS if c != JOKER else joker_suit) == suit]
             if not mine:
                 continue
             table = _table(view, suit)
@@ -212,8 +269,8 @@ class HeuristicAgent(Agent):
 
 
 def suit_strength(view: SeatView, suit: int) -> float:
-    """Points (High, Low, Jack, a share of Game) that ``suit`` as trump promises this seat's side, judged
-    from its own hand and the turn-ups (R7–R9)."""
+    """Points (High, Low, Jack, a share of Game; the nine and the joker where they score) that ``suit``
+    as trump promises this seat's side, judged from its own hand and the turn-ups (R7–R9, RD24–RD28)."""
     rules = view.rules
     hand = view.hand
     trumps = hand & SUIT_MASKS[suit]
@@ -240,6 +297,11 @@ def suit_strength(view: SeatView, suit: int) -> float:
     value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in cards_of(hand & ~trumps))
     if trumps >> (suit * NUM_RANKS + TEN) & 1:
         value += 0.15
+    order = rules.scoring_order
+    if "nine" in order and trumps >> make_card(NINE_RANK, suit) & 1:
+        value += NINE_HELD
+    if "joker" in order and hand >> JOKER & 1:
+        value += JOKER_POINT + 0.12  # its point, and one more trump to win tricks with (RD22, RD25)
     return value
 
 
@@ -270,7 +332,10 @@ def _run_turnup_value(view: SeatView) -> float:
 
 
 def discard_keep(card: int, hand: int, trump: int) -> float:
-    """How much ``card`` is worth keeping (higher stays): trumps, jack, tens, aces first."""
+    """How much ``card`` is worth keeping (higher stays): trumps, jack, tens, aces first (the joker
+    like the king of trumps, RD22)."""
+    if card == JOKER:
+        return DISCARD_TRUMP + 2 * KING + 25
     suit, rank = divmod(card, NUM_RANKS)
     if suit == trump:
         value = DISCARD_TRUMP + 2 * rank
@@ -306,6 +371,9 @@ class _Trick:
     points: int  # card points already in the trick
     later: tuple[int, ...]  # seats still to play after this one
     jack_in: int  # seat that played the jack of trumps into this trick, or -1
+    points_in: int = 0  # other point cards in the trick (the nine, the joker, High/Low to capture)
+    point_cards: int = 0  # the point cards other than the jack that go to their captor
+    draw_gain: float = 0.0  # the stock: what winning this trick's draw is worth over losing it
 
 
 def _table(view: SeatView, trump: int) -> _Trick:
@@ -314,20 +382,73 @@ def _table(view: SeatView, trump: int) -> _Trick:
     n = rules.num_players
     sides = tuple(rules.side_of(s) for s in range(n))
     voids = tuple(view.voids()) if view.trump >= 0 else (0,) * n
+    stock = rules.trump_selection == "stock_top"
+    known = tuple(view.seen_draws()) if stock else (0,) * n
     seat = _Seat(n, view.seat, sides, sides[view.seat], trump, view.hand, view.unseen(),
-                 view.hand_sizes(), voids)
+                 view.hand_sizes(), voids, known, rules.joker_rank, trump_cards(trump, rules.joker))
     trick = view.trick_cards
     leader = view.trick_leader
     later = tuple((view.seat + i) % n for i in range(1, n - len(trick)))
     jack = trump * NUM_RANKS + JACK_RANK
+    point_cards = _point_cards(view, trump)
+    draw_gain = _draw_gain(view, seat) if stock and view.stock_size() else 0.0
     if not trick:
-        return _Trick(seat, -1, -1, -1, 0, later, -1)
-    led = trick[0] // NUM_RANKS
-    first = trick_winner(trick, trump)
+        return _Trick(seat, -1, -1, -1, 0, later, -1, 0, point_cards, draw_gain)
+    led = lead_suit(trick[0], trump, rules.joker_lead_trump)
+    first = trick_winner(trick, trump, rules.joker_rank)
     best, winner = trick[first], (leader + first) % n
     jack_in = (leader + trick.index(jack)) % n if jack in trick else -1
     points = card_points(mask_of(trick))
-    return _Trick(seat, led, best, winner, points, later, jack_in)
+    return _Trick(seat, led, best, winner, points, later, jack_in, mask_of(trick) & point_cards, point_cards,
+                  draw_gain)
+
+
+def _point_cards(view: SeatView, trump: int) -> int:
+    """The cards other than the jack whose point goes to the side that wins them in a trick: the nine
+    of trumps in don (RD28), the joker (RD25), and with a stock, where every card is in play, High and
+    Low under the ``captured`` rule — the ace and the two of trumps (RD9)."""
+    rules = view.rules
+    cards = 0
+    if "nine" in rules.scoring_order:
+        cards |= 1 << make_card(NINE_RANK, trump)
+    if "joker" in rules.scoring_order:
+        cards |= 1 << JOKER
+    if rules.trump_selection == "stock_top":
+        if rules.high_rule == "captured":
+            cards |= 1 << make_card(ACE, trump)
+        if rules.low_rule == "captured":
+            cards |= 1 << make_card(0, trump)
+    return cards
+
+
+def _draw_worth(card: int, seat: _Seat, point_cards: int) -> float:
+    """What a card drawn from the stock is worth to its drawer, in card points: its card points, a
+    trump's power, and a point card's point."""
+    worth = float(CARD_GAME_POINTS[card])
+    if _suit(card, seat.trump) == seat.trump:
+        worth += DRAW_TRUMP + 0.5 * (card % NUM_RANKS)
+    if point_cards >> card & 1 or card == seat.trump * NUM_RANKS + JACK_RANK:
+        worth += POINT
+    return worth
+
+
+def _draw_gain(view: SeatView, seat: _Seat) -> float:
+    """RD6, RD10: the winner of the trick draws the stock's top card and the loser the next: winning is
+    worth the top card's worth over an unseen card's (the top is seen face up in california_jack; in
+    shasta_sam only the first top card is known — a trump)."""
+    point_cards = _point_cards(view, seat.trump)
+    unseen = cards_of(seat.unseen)
+    if not unseen:
+        return 0.0
+    mean = sum(_draw_worth(c, seat, point_cards) for c in unseen) / len(unseen)
+    top = view.stock_top()
+    if top >= 0:
+        return _draw_worth(top, seat, point_cards) - mean
+    if view.stock_size() == 52 - 2 * view.rules.hand_size:  # the first, face-down top card: a trump
+        trumps = [c for c in unseen if c // NUM_RANKS == seat.trump]
+        if trumps:
+            return sum(_draw_worth(c, seat, point_cards) for c in trumps) / len(trumps) - mean
+    return 0.0
 
 
 @dataclass(frozen=True)
@@ -338,6 +459,7 @@ class _Weights:
     jack_own: float  # our side loses this if it loses its own jack (hang jack, K12)
     jack_theirs: float  # our side gains this by winning an opponent's jack
     jack_same: float  # the Jack point itself (a side winning its own jack)
+    unit: float = POINT  # one point of another card scored by its captor (the nine, the joker, ...)
 
 
 def _weights(view: SeatView, table: _Trick) -> _Weights:
@@ -360,14 +482,15 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     needs = [rules.target_points - score for score in view.scores]
     if min(needs) <= hang:  # R10: the Jack is scored before Game, so it may end the game first
         unit *= JACK_URGENT
-    return _Weights(point, hang * unit, hang * unit, jack * unit)
+    return _Weights(point, hang * unit, hang * unit, jack * unit, unit)
 
 
 def _win_chance(table: _Trick, best: int, mine: bool) -> float:
     """Chance that our side takes the trick if ``best`` stands winning now (ours if ``mine``)."""
     seat = table.seat
     p = 1.0 if mine else 0.0
-    beat = beating(best, table.led if table.led >= 0 else best // NUM_RANKS, seat.trump)
+    led = table.led if table.led >= 0 else _suit(best, seat.trump)
+    beat = beating(best, led, seat.trump, seat.joker_rank)
     for q in table.later:
         if seat.sides[q] != seat.side:
             p *= 1.0 - OPP_BEAT * seat.p_holds(q, beat)
@@ -380,9 +503,11 @@ def _keep_value(table: _Trick, weights: _Weights, card: int) -> float:
     """What ``card`` is worth kept in hand for a later trick: its trick-winning power plus the points
     (R4) and Jack (R8) it carries, times how likely our side is to bring them home later."""
     seat = table.seat
-    suit = card // NUM_RANKS
-    higher = _above(card) & seat.unseen
+    suit = _suit(card, seat.trump)
+    higher = _higher(card, seat) & seat.unseen
     carried = CARD_GAME_POINTS[card] * weights.point
+    if table.point_cards >> card & 1:
+        carried += weights.unit
     if suit == seat.trump:
         p_top = 1.0
         for q in seat.opponents():
@@ -400,11 +525,11 @@ def _keep_value(table: _Trick, weights: _Weights, card: int) -> float:
 def _expected_drop(table: _Trick, best: int) -> float:
     """Card points the players still to play are expected to add to the trick."""
     seat = table.seat
-    led = table.led if table.led >= 0 else best // NUM_RANKS
+    led = table.led if table.led >= 0 else _suit(best, seat.trump)
     total = 0.0
     for q in table.later:
         pool = seat.pool(q)
-        follow = pool & (SUIT_MASKS[led] | (SUIT_MASKS[seat.trump] if seat.trump >= 0 else 0))
+        follow = pool & (SUIT_MASKS[led] | (seat.trumps if seat.trump >= 0 else 0))
         cards = cards_of(follow) or cards_of(pool)
         if cards:
             total += 0.5 * sum(CARD_GAME_POINTS[c] for c in cards) / len(cards)
@@ -415,8 +540,9 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
     """Expected worth of playing ``card`` now: trick outcome (card points, Jack) minus its keep value."""
     seat = table.seat
     trump = seat.trump
-    led = table.led if table.led >= 0 else card // NUM_RANKS
-    if table.best < 0 or card_strength(card, led, trump) > card_strength(table.best, led, trump):
+    led = table.led if table.led >= 0 else _suit(card, trump)
+    jr = seat.joker_rank
+    if table.best < 0 or card_strength(card, led, trump, jr) > card_strength(table.best, led, trump, jr):
         best, mine = card, True
     else:
         best, mine = table.best, seat.sides[table.winner] == seat.side
@@ -424,6 +550,11 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
     stake = table.points + CARD_GAME_POINTS[card] + _expected_drop(table, best)
     value = (2 * p - 1) * stake * weights.point
     value += _jack_value(table, weights, card, p)
+    at_stake = (table.points_in | (1 << card)) & table.point_cards
+    if at_stake:  # the nine, the joker, High and Low to capture: each point to the trick's winner
+        value += (2 * p - 1) * at_stake.bit_count() * weights.unit
+    if table.draw_gain:
+        value += (2 * p - 1) * table.draw_gain
     value -= _keep_value(table, weights, card)
     if table.best < 0:
         value += p * _lead_bonus(table, weights, card)
@@ -452,10 +583,10 @@ def _lead_bonus(table: _Trick, weights: _Weights, card: int) -> float:
     them (R8) — and leaves them fewer trumps to ruff our counting cards with (R3)."""
     seat = table.seat
     trump = seat.trump
-    if card // NUM_RANKS != trump:
+    if _suit(card, trump) != trump:
         return 0.0
     jack = trump * NUM_RANKS + JACK_RANK
-    lower = _below(card) & seat.unseen
+    lower = _lower_trumps(card, seat) & seat.unseen
     bonus = 0.0
     for q in seat.opponents():
         theirs = seat.pool(q) & lower

@@ -47,7 +47,7 @@ import numpy as np
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent, discard_keep
 from agents.solver import WIN, HandSolver
-from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
+from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PASS, PLAY_BASE, RUN, STAND
 from allfours_env.cards import cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Phase
@@ -177,7 +177,7 @@ class PIMCAgent(Agent):
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:
         """Among equally good actions prefer the cheapest: the card least worth keeping."""
-        if action >= PLAY_BASE:
+        if PLAY_BASE <= action < PASS:
             return discard_keep(action - PLAY_BASE, view.hand, view.trump), action
         return 0.0, action
 
@@ -188,7 +188,10 @@ class PIMCAgent(Agent):
     # ------------------------------------------------------------------ valuing a deal
 
     def _small(self, game: Game) -> bool:
-        """Whether the rest of the hand is small enough to solve exactly (all hands together)."""
+        """Whether the rest of the hand is small enough to solve exactly (all hands together; with a
+        stock, once it is empty: the solver plays no draws)."""
+        if game.pos < len(game.deck) and game.rules.trump_selection == "stock_top":
+            return False
         return sum(h.bit_count() for h in game.hands) <= self.exact_cards
 
     def _value_after(self, world: Game, actions: list[int], side: int) -> float:
@@ -215,7 +218,7 @@ class PIMCAgent(Agent):
                 solver, position = solve_position(game, side, self.max_nodes)
                 value = solver.value(*position)
                 return value if abs(value) >= WIN else scored + value
-            elif game.phase == Phase.PLAY:
+            elif game.phase in (Phase.PLAY, Phase.BID):  # the rest of the auction, the pitch, the tricks
                 game.apply(self._rollout.act(None, SeatView(game, seat)))
             else:  # another decision before trick play: the gift/run of a beg we did not model
                 raise AssertionError(f"unexpected phase {game.phase_name} while valuing a deal")

@@ -39,13 +39,10 @@ import numpy as np
 
 from agents.base import AgentError
 from allfours_env.actions import NUM_ACTIONS
-from allfours_env.observation import OBS_SIZE
+from allfours_env.observation import OBS_LAYOUT, OBS_SIZE
 
 FORMAT = "allfours-policy"
 VERSION = 1
-#: The meaning of the observation's entries that policies of this version read (1: the layout of
-#: round 1, whose first 749 entries every later layout keeps). Appending entries does not change it.
-OBS_LAYOUT = 1
 SUFFIX = ".npz"
 ACTIVATIONS = ("tanh", "relu", "leaky_relu", "elu")
 

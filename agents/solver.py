@@ -16,7 +16,7 @@ estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 
 from __future__ import annotations
 
-from allfours_env.cards import CARD_GAME_POINTS, NUM_RANKS, SUIT_MASKS
+from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_RANKS, SUIT_MASKS
 from allfours_env.engine import Game
 from allfours_env.scoring import (
     card_points,
@@ -31,7 +31,7 @@ from allfours_env.scoring import (
 WIN = 10.0
 EXACT_CARDS = 14  # positions with at most this many cards in all hands are solved to the end at once
 _SUIT = tuple(c // NUM_RANKS for c in range(52))
-_RANK = tuple(c % NUM_RANKS for c in range(52))
+_RANK = tuple(c % NUM_RANKS for c in range(52)) + (11,)  # the joker sorts like a high trump
 _POINTS = CARD_GAME_POINTS
 
 
@@ -53,6 +53,9 @@ class HandSolver:
         self.scorer = game.scorer()
         self.jack = self.scorer.jack
         self.watched = self.scorer.watched
+        self.captor_cards = self.scorer.captor_cards
+        self.joker_rank = rules.joker_rank
+        self._suit = _SUIT + (game.trump,)  # the joker follows as a trump (RD22)
         self.rules = rules
         self.scores = list(game.scores)
         self.target = game.target
@@ -91,17 +94,18 @@ class HandSolver:
         most trumps; then the hand is scored as if finished."""
         trumps = [0] * self.num_sides
         remaining = 0
-        jack_out = False
+        out = 0
         for seat, cards in enumerate(hands):
             trumps[self.sides[seat]] += (cards & self.trump_mask).bit_count()
             remaining += card_points(cards)
-            jack_out = jack_out or bool(cards >> self.jack & 1)
+            out |= cards
         best = trumps.index(max(trumps))
         points = points[:]
         points[best] += remaining
-        if jack_out:
+        out &= self.captor_cards  # the jack, the nine, the joker still to win
+        if out:
             captured = captured[:]
-            captured[best] |= 1 << self.jack
+            captured[best] |= out
         return self._terminal(captured, points)
 
     # ------------------------------------------------------------------ search
@@ -110,10 +114,11 @@ class HandSolver:
         """R3 (and K15) for a hand facing ``trick``, by :func:`~allfours_env.scoring.legal_plays`."""
         if not trick:
             return hand
-        led = _SUIT[trick[0][1]]
-        legal = legal_plays(hand, SUIT_MASKS[led], self.trump_mask)
+        led = self._suit[trick[0][1]]
+        led_mask = self.trump_mask if led == self.trump else SUIT_MASKS[led]
+        legal = legal_plays(hand, led_mask, self.trump_mask)
         if self.undertrump_banned and led != self.trump:
-            strength = strength_table(self.trump, led)
+            strength = strength_table(self.trump, led, self.joker_rank)
             best = max(strength[c] for _, c in trick)
             if is_trump_strength(best):
                 legal = without_undertrumps(legal, self.trump_mask, strength, best)
@@ -196,10 +201,11 @@ class HandSolver:
         """The distinct legal cards, the likely best first (good ordering makes alpha-beta cut).
 
         Cards that touch in rank among the cards still in play (nothing between them is left in
-        another hand or the trick), score the same for Game (R4) and are neither the jack nor,
-        under a ``captured`` High/Low rule, a trump, are equivalent: only the highest of such a
-        run is searched (:meth:`equivalents` lists the run). Leading, high trumps come first; when
-        following, a partner's winning trick gets the counting cards, otherwise the cheapest
+        another hand or the trick), score the same for Game (R4) and are neither a card scored by
+        its captor (the jack, the nine, the joker) nor, under a ``captured`` High/Low rule, a trump,
+        are equivalent: only the highest of such a run is searched (:meth:`equivalents` lists the
+        run). Leading, high trumps come first; when following, a partner's winning trick gets the
+        counting cards, otherwise the cheapest
         winning card comes first, then the cheapest loser."""
         live = self._live_mask & ~self._gone
         hand = self._hands[seat]
@@ -215,7 +221,7 @@ class HandSolver:
                 previous = card
         if not trick or len(distinct) < 2:
             return distinct
-        strength = strength_table(self.trump, _SUIT[trick[0][1]])
+        strength = strength_table(self.trump, self._suit[trick[0][1]], self.joker_rank)
         win_seat, win_key = -1, -1
         for s, c in trick:
             key = strength[c]
@@ -237,9 +243,11 @@ class HandSolver:
 
     def _touching(self, upper: int, lower: int, hand: int, live: int) -> bool:
         """True if ``lower`` plays exactly like ``upper`` (both in ``hand``, same suit)."""
+        if upper == JOKER or lower == JOKER:
+            return False
         if _SUIT[upper] != _SUIT[lower] or _POINTS[upper] != _POINTS[lower]:
             return False
-        if upper == self.jack or lower == self.jack:
+        if (1 << upper | 1 << lower) & self.captor_cards:  # the jack (the nine, RD28): it scores
             return False
         if self._captured_rules and _SUIT[upper] == self.trump:
             return False
@@ -257,6 +265,8 @@ class HandSolver:
 
     def equivalents(self, card: int, hand: int, trick: list[tuple[int, int]]) -> list[int]:
         """The cards of ``hand`` that play like ``card`` now (its run of touching cards)."""
+        if card == JOKER:
+            return [card]
         live = self._live(trick)
         out = [card]
         for step in (1, -1):
@@ -288,7 +298,7 @@ class HandSolver:
         try:
             if len(trick) < self.n:
                 return self._node((seat + 1) % self.n, trick, alpha, beta)
-            winner = trick[trick_winner([c for _, c in trick], self.trump)][0]
+            winner = trick[trick_winner([c for _, c in trick], self.trump, self.joker_rank)][0]
             side = self.sides[winner]
             gained = 0
             bits = 0

@@ -1,7 +1,7 @@
 """The one action layout shared by the engine, every preset and every player count.
 
 Action ids never change meaning between presets, player counts or versions, so a saved policy keeps
-working. Ids of later (round-2) presets are reserved now.
+working. The bids 110–116 are those of the auction presets (``auction_pitch``, ``pitch_with_joker``).
 
 =========  =====  ==============================================  ======================
 ids        count  meaning                                          phase
@@ -12,9 +12,9 @@ ids        count  meaning                                          phase
 3          1      ``run`` — run the cards                          gift_or_run (dealer, P3)
 4–56       53     ``discard XX`` — discard card id ``a - 4``       discard (P5); 56 = JK
 57–109     53     ``play XX`` — play card id ``a - 57``            play (P6, P8); 109 = JK
-110        1      ``pass`` (reserved: auction presets)             bid
-111–115    5      ``bid N`` for N = 1..5 (reserved)                bid
-116        1      ``hold`` (reserved: dealer takes the bid)        bid
+110        1      ``pass`` — no bid (auction presets)              bid (RD13)
+111–115    5      ``bid N`` for N = 1..5                           bid (RD13)
+116        1      ``hold`` — the dealer takes the standing bid     bid (RD14)
 =========  =====  ==============================================  ======================
 
 Card ids are those of :mod:`allfours_env.cards` (``suit * 13 + rank``, JK = 52).

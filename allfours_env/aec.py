@@ -15,29 +15,35 @@ for agent in env.agent_iter():
 | --- | --- |
 | agents | ``player_0 … player_{n-1}``, ``n`` = 2, 3 or 4 (the preset's K1) |
 | actions | ``Discrete(117)``, identical for every preset and player count |
-| observation | ``{"observation": Box(0, 1, (749,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
+| observation | ``{"observation": Box(0, 1, (1027,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
 | import | ``allfours_env.env(...)`` (wrapped) or ``allfours_env.raw_env(...)`` |
 | registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env`` is imported |
 
 **Creation.** ``env(preset="seven_up", num_players=2, render_mode=None, episode="game", reward=None,
-**knob_overrides)``, positionally or by keyword. ``preset`` is ``seven_up``, ``all_fours``,
-``trinidad`` or ``blind_all_fours``; any knob of docs/rules.md §4 can be overridden by keyword
-(``target_points=11``). Bad values raise :class:`~allfours_env.rules.RulesError` naming the allowed
-ones. ``env()`` wraps ``raw_env`` in
+max_hands=500, **knob_overrides)``, positionally or by keyword. ``preset`` is one of ``seven_up``,
+``all_fours``, ``trinidad``, ``blind_all_fours`` (beg and run), ``california_jack``, ``shasta_sam``
+(the stock), ``auction_pitch``, ``pitch_with_joker`` (the auction) and ``don``; any knob of
+docs/rules.md §4 can be overridden by keyword (``target_points=11``). Bad values raise
+:class:`~allfours_env.rules.RulesError` naming the allowed ones. ``env()`` wraps ``raw_env`` in
 ``TerminateIllegalWrapper`` (an illegal move ends the game, the offender gets −1),
 ``AssertOutOfBoundsWrapper`` (here :class:`CheckedActionWrapper`, its subclass that says what is wrong
 with an action instead of asserting) and ``OrderEnforcingWrapper``.
 
-**Episodes.** ``episode="game"`` (default): one episode is one game to the target.
+**Episodes.** ``episode="game"`` (default): one episode is one game to the target — or, where it is
+still undecided after ``max_hands`` hands, truncated (every agent's ``truncation`` is True, no reward;
+random bidders in the auction presets are set back more than they score and may never reach the
+target; ``None`` lifts the cap).
 ``episode="hand"``: one episode is one hand; ``reset()`` then deals the next hand of the same game
 (scores carry over) until the game is over, and a new game after that; ``reset(seed=...)`` or
 ``reset(options=...)`` always starts a new game.
 
 **Every decision is a step.** Eldest's stand/beg, the dealer's gift/run, each single-card discard
-(the same agent acts again until it holds its hand size again), each card played. Dealing, turning
-up and scoring happen inside ``step``. A decision with one legal action is still a step.
+(the same agent acts again until it holds its hand size again), each bid of the auction (every seat
+once, eldest first, ``pass`` alone included), each card played (the pitcher's first card fixes trump).
+Dealing, turning up, drawing from the stock and scoring happen inside ``step``. A decision with one
+legal action is still a step.
 
-**Actions** (ids never change; later presets' ids are reserved):
+**Actions** (ids never change between presets, player counts or versions):
 
 | ids | action | phase |
 | --- | --- | --- |
@@ -45,9 +51,9 @@ up and scoring happen inside ``step``. A decision with one legal action is still
 | 2, 3 | ``gift``, ``run`` | gift_or_run (dealer) |
 | 4–56 | ``discard XX``: card id ``a − 4`` (56 = joker) | discard |
 | 57–109 | ``play XX``: card id ``a − 57`` (109 = joker) | play |
-| 110 | ``pass`` (reserved) | bidding presets |
-| 111–115 | ``bid 1`` … ``bid 5`` (reserved) | bidding presets |
-| 116 | ``hold`` (reserved) | bidding presets |
+| 110 | ``pass`` | bid (auction presets) |
+| 111–115 | ``bid 1`` … ``bid 5`` (up to ``bid_max``) | bid |
+| 116 | ``hold`` (the dealer takes the highest bid) | bid |
 
 Card id = ``suit * 13 + rank`` with suits C D H S and ranks 2 … A. ``raw_env.action_to_str(i)`` and
 ``raw_env.str_to_action("play AS")`` convert.
@@ -64,19 +70,22 @@ stepped with ``None`` (PettingZoo's dead step), anything else raises ``ValueErro
 raises ``RuntimeError`` when no agent is left (``env()`` warns, as PettingZoo does).
 
 **Observation.** The acting seat's information state with perfect recall of the current hand,
-seat-relative, the same 749 floats for every preset and player count; the index table is in
+seat-relative, the same 1027 floats for every preset and player count (the first 749 are those of
+version 0's round-1 presets, unchanged: a policy trained on them reads those); the index table is in
 :mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent to move and
 all zeros for every other agent.
 
 **Rewards** (zero-sum). ``reward="win"`` (default for ``episode="game"``): at the end of the game
 each player of the winning side gets +1 and each other player −1/(sides − 1): 2 players +1/−1;
 3 players +1/−0.5/−0.5; 4 players in partnerships +1, +1, −1, −1. ``reward="points"`` (default for
-``episode="hand"``): whenever a side scores ``p`` points (turn-up, gift, High, Low, Jack, Game, a
-voided hand's −p), its players get ``+p`` and every other player ``−p/(sides − 1)``. In ``hand``
-episodes ``reward="win"`` pays only when the game ends within that hand.
+``episode="hand"``): whenever a side scores ``p`` points (turn-up, gift, High, Low, Jack, the nine,
+the joker, Game, a voided hand's −p, a setback's −contract), its players get ``+p`` and every other
+player ``−p/(sides − 1)``. In ``hand`` episodes ``reward="win"`` pays only when the game ends within
+that hand.
 
 **Reset.** ``reset(seed=None, options=None)``; ``options`` may hold ``dealer`` (the first dealer's
-seat), ``decks`` (a list of packs of 52 card strings, ``deck[0]`` the top card, consumed one per deal,
+seat), ``decks`` (a list of packs of 52 card strings — 53 with the joker —, ``deck[0]`` the top card,
+consumed one per deal,
 redeals included; after them deals come from the seeded RNG) and ``scores`` (starting scores per
 side). A seeded reset fixes everything; ``reset()`` without a seed continues the RNG stream.
 
@@ -86,7 +95,9 @@ side). A seeded reset fixes everything; ``reset()`` without a seed continues the
 **Rendering.** ``render_mode="ansi"``: ``render()`` returns the table as text with every hand shown
 (a spectator's view); ``"human"`` prints it after every step.
 
-**Version history.** v0: first release (seven_up, all_fours, trinidad, blind_all_fours).
+**Version history.** v0: first release (seven_up, all_fours, trinidad, blind_all_fours); round 2 added
+california_jack, shasta_sam, auction_pitch, pitch_with_joker and don, the bid actions, 278 observation
+entries after the first 749, and ``max_hands``.
 """
 
 from __future__ import annotations
@@ -102,7 +113,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from allfours_env import ENV_ID, actions
-from allfours_env.engine import Game
+from allfours_env.engine import MAX_HANDS, Game
 from allfours_env.events import EventKind, Phase
 from allfours_env.observation import OBS_SIZE, SeatEncoder
 from allfours_env.render import render_table
@@ -162,11 +173,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         render_mode: str | None = None,
         episode: str = "game",
         reward: str | None = None,
+        max_hands: int | None = MAX_HANDS,
         **knob_overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, **knob_overrides)
+        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, max_hands,
+                          **knob_overrides)
         super().__init__()
         self.rules = Rules.make(preset, num_players, **knob_overrides)
+        if max_hands is not None and (not isinstance(max_hands, int) or isinstance(max_hands, bool)
+                                      or max_hands < 1):
+            raise ValueError(f"max_hands must be None or a whole number >= 1, got {max_hands!r}")
+        self.max_hands = max_hands
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: use None, 'human' or 'ansi'")
         if episode not in EPISODES:
@@ -200,6 +217,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._mask_views = [memoryview(mask) for mask in self._masks]
         self._mask_bits = [0] * n
         self._rewards_paid = False
+        self._truncated = False
         self.np_random, _ = seeding.np_random(None)
         self.game: Game | None = None
 
@@ -252,6 +270,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        self._truncated = False
         self.infos = {agent: {} for agent in self.agents}
         self._rewards_paid = False
         if self._pay_rewards(seen):  # a turn-up can score before anyone acts (P1)
@@ -290,6 +309,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._accumulate_rewards()
         if game.current_player >= 0:
             self.agent_selection = self.possible_agents[game.current_player]
+            if self.episode == "game" and self.max_hands is not None and game.hand_number >= self.max_hands:
+                self.truncations = dict.fromkeys(self.agents, True)  # the safety cap (MAX_HANDS)
+                self._truncated = True
         else:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.n]
@@ -331,7 +353,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         seat = self._seat[agent]
         observation = self._encoders[seat].update().copy()
         game = self.game
-        if seat != game.current_player:
+        if seat != game.current_player or self._truncated:
             return {"observation": observation, "action_mask": self._zero_mask.copy()}
         bits = game.legal_action_bits()
         changed = bits ^ self._mask_bits[seat]

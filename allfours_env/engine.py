@@ -93,6 +93,13 @@ _GIFT_ACTIONS = (GIFT, RUN)
 _RUN_ONLY = (RUN,)
 
 
+#: A safety cap for tools that play whole games (not a rule): with random bidding in the auction
+#: presets every side is set back more often than it scores (RD19 has no floor), so a game between
+#: random players may never reach the target. 500 hands is far beyond any game between players who
+#: bid with sense (a few dozen hands at most).
+MAX_HANDS = 500
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state; the state is left unchanged."""
 

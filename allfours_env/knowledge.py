@@ -1,14 +1,16 @@
 """What one seat knows, and drawing the hidden cards consistently with it (for search bots).
 
 :class:`SeatView` is the engine's state restricted to one seat: its own hand and discards, the
-turn-ups, every card played and by whom, the trick, the trump, the scores, the bidding history and
-the card counts of the others — never another player's cards, discards or the stock order.
+turn-ups, every card played and by whom, the trick, the trump, the scores, the bidding and the
+auction, the draws it saw, and the card counts of the others — never another player's cards,
+discards, a card drawn face down by another player, or the stock order.
 
 :meth:`SeatView.resample` draws the hidden cards (the other hands, the other players' discards, the
-unseen stock) **uniformly** among all deals consistent with that knowledge, including the voids the
-play has revealed (R3: a follower who played neither the suit led nor a trump holds none of the suit
-led; with ``undertrump = banned_unless_no_choice`` a forced under-trump shows a hand of lower trumps
-only), and returns a full :class:`~allfours_env.engine.Game` to search on.
+unseen stock and its order) **uniformly** among all deals consistent with that knowledge, including
+the voids the play has revealed (R3: a follower who played neither the suit led nor a trump holds
+none of the suit led; with ``undertrump = banned_unless_no_choice`` a forced under-trump shows a hand
+of lower trumps only; with a stock, RD10 and docs/rules.md D17), the cards seen drawn (RD10) and
+the stock's known top card, and returns a full :class:`~allfours_env.engine.Game` to search on.
 """
 
 from __future__ import annotations
@@ -16,58 +18,105 @@ from __future__ import annotations
 import random
 from math import factorial
 
-from allfours_env.actions import DISCARD_BASE, PLAY_BASE
-from allfours_env.cards import FULL_PACK, NUM_CARDS, NUM_RANKS, SUIT_MASKS, cards_of
+from allfours_env.actions import DISCARD_BASE, PASS, PLAY_BASE
+from allfours_env.cards import FULL_PACK, JOKER, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
+from allfours_env.scoring import is_trump_strength, lead_suit, strength_table
 
 
 def played_cards(game: Game) -> list[int]:
     """Bit sets of the cards each seat has played in the current hand's tricks (public)."""
     played = [0] * game.n
     for kind, seat, value in game.hand_log():
-        if kind == EventKind.ACT and value >= PLAY_BASE:
+        if kind == EventKind.ACT and PLAY_BASE <= value < PASS:
             played[seat] |= 1 << (value - PLAY_BASE)
     return played
 
 
-def known_voids(game: Game) -> list[int]:
-    """For each seat, the bit set of cards the trick play proves it does not hold now (R3, K15)."""
+def pack_mask(game: Game) -> int:
+    """Every card of the pack: 52, or 53 with the joker (RD21)."""
+    return JOKER_PACK if game.rules.joker else FULL_PACK
+
+
+def sees_draw(game: Game, drawer: int, observer: int) -> bool:
+    """RD10: whether ``observer`` sees the card ``drawer`` takes from the stock: everyone sees it where
+    the stock lies face up (california_jack), only the drawer where it lies face down (shasta_sam)."""
+    return game.rules.stock_face_up or drawer == observer
+
+
+def seen_draws(game: Game, observer: int) -> list[int]:
+    """For each seat, the cards ``observer`` saw it draw this hand and not play since (RD10): they are
+    still in its hand."""
+    seen = [0] * game.n
+    for kind, seat, value in game.hand_log():
+        if kind == EventKind.DRAW and sees_draw(game, seat, observer):
+            seen[seat] |= 1 << value
+        elif kind == EventKind.ACT and PLAY_BASE <= value < PASS:
+            seen[seat] &= ~(1 << (value - PLAY_BASE))
+    return seen
+
+
+def known_voids(game: Game, observer: int | None = None) -> list[int]:
+    """For each seat, the bit set of cards the trick play proves it cannot hold among the cards
+    ``observer`` has not seen it get: R3 (neither followed nor trumped: none of the suit led), K15 (a
+    forced under-trump: only lower trumps). With a stock (RD10, docs/rules.md D17) a hidden draw ends
+    what was known of the drawer's hand; cards seen drawn are known apart, so what a seat showed
+    about the cards it held stays true of those. ``observer`` (default: nobody, i.e. only what is
+    public) decides which draws are seen."""
     forbidden = [0] * game.n
     trump = game.trump
     if trump < 0:
         return forbidden
-    banned = game.rules.undertrump == "banned_unless_no_choice"
+    rules = game.rules
+    banned = rules.undertrump == "banned_unless_no_choice"
+    everything = pack_mask(game)
     trick: list[int] = []
-    best_trump = -1  # rank of the highest trump in the trick so far
+    strength: tuple[int, ...] = ()
+    best = -1  # the strength of the best trump in the trick so far
     for kind, seat, value in game.hand_log():
         if kind == EventKind.TRICK:
-            trick, best_trump = [], -1
-        if kind != EventKind.ACT or value < PLAY_BASE:
+            trick, best = [], -1
+        elif kind == EventKind.DRAW and not sees_draw(game, seat, -1 if observer is None else observer):
+            forbidden[seat] = 0
+        if kind != EventKind.ACT or not PLAY_BASE <= value < PASS:
             continue
         card = value - PLAY_BASE
-        suit, rank = divmod(card, NUM_RANKS)
-        if trick:
-            led = trick[0] // NUM_RANKS
+        suit = trump if card == JOKER else card // NUM_RANKS
+        if not trick:
+            strength = strength_table(trump, lead_suit(card, trump, rules.joker_lead_trump), rules.joker_rank)
+        else:
+            led = lead_suit(trick[0], trump, rules.joker_lead_trump)
             if suit != led and suit != trump:
                 forbidden[seat] |= SUIT_MASKS[led]
-            elif banned and suit == trump != led and 0 <= rank < best_trump:
-                lower_trumps = SUIT_MASKS[trump] & ((1 << (trump * NUM_RANKS + best_trump)) - 1)
-                forbidden[seat] |= FULL_PACK & ~lower_trumps
+            elif banned and suit == trump != led and strength[card] < best:
+                lower = sum(1 << c for c in cards_of(everything) if is_trump_strength(strength[c])
+                            and strength[c] < best)
+                forbidden[seat] |= everything & ~lower
         if suit == trump:
-            best_trump = max(best_trump, rank)
+            best = max(best, strength[card])
         trick.append(card)
     return forbidden
 
 
 class SeatView:
-    """The game as ``seat`` may know it. Cheap to build; read it, don't keep it across moves."""
+    """The game as ``seat`` may know it. Cheap to build; read it, don't keep it across moves (what it
+    reads from the hand's log is read once per state of the game)."""
 
     def __init__(self, game: Game, seat: int) -> None:
         if not 0 <= seat < game.n:
             raise ValueError(f"seat must be 0..{game.n - 1}, got {seat!r}")
         self._game = game
         self.seat = seat
+        self._read: dict[str, tuple[int, list[int]]] = {}
+
+    def _once(self, name: str, read) -> list[int]:
+        """``read(game)`` (a scan of the hand's log), kept until the game moves on; a copy each time."""
+        stamp = len(self._game.log)
+        kept = self._read.get(name)
+        if kept is None or kept[0] != stamp:
+            kept = self._read[name] = (stamp, read(self._game))
+        return list(kept[1])
 
     # Plain public or own facts.
     rules = property(lambda self: self._game.rules)
@@ -85,6 +134,10 @@ class SeatView:
     trick_cards = property(lambda self: tuple(self._game.trick_cards))
     captured = property(lambda self: tuple(self._game.captured))
     captured_points = property(lambda self: tuple(self._game.captured_points))
+    bids = property(lambda self: tuple(self._game.bids))  # (seat, action) in order (RD13, public)
+    high_bid = property(lambda self: self._game.high_bid)
+    pitcher = property(lambda self: self._game.pitcher)  # -1 until the auction is over
+    contract = property(lambda self: self._game.contract)
 
     @property
     def trick_leader(self) -> int:
@@ -116,16 +169,28 @@ class SeatView:
         return tuple(d.bit_count() for d in self._game.discards)
 
     def stock_size(self) -> int:
-        """How many cards of the pack are still undealt."""
-        return NUM_CARDS - self._game.pos
+        """How many cards of the pack are still undealt (the stock, or an auction's unused rest)."""
+        return pack_mask(self._game).bit_count() - self._game.pos
+
+    def stock_top(self) -> int:
+        """The stock's top card where the stock lies face up (california_jack, RD10), else -1."""
+        game = self._game
+        if game.rules.trump_selection != "stock_top" or not game.rules.stock_face_up or not self.stock_size():
+            return -1
+        return game.deck[game.pos]
+
+    def seen_draws(self) -> list[int]:
+        """For each seat, the cards this seat saw it draw and not play since (RD10)."""
+        return self._once("seen_draws", lambda game: seen_draws(game, self.seat))
 
     def played(self) -> list[int]:
         """Bit sets of the cards each seat has played this hand."""
-        return played_cards(self._game)
+        return self._once("played", played_cards)
 
     def voids(self) -> list[int]:
-        """Bit sets of cards each seat is known not to hold (R3 inferences)."""
-        return known_voids(self._game)
+        """Bit sets of cards each seat is known not to hold among those this seat has not seen it get
+        (R3 inferences; RD10 with a stock)."""
+        return self._once("voids", lambda game: known_voids(game, self.seat))
 
     def legal_actions(self) -> tuple[int, ...]:
         """This seat's legal actions, or ``()`` when another seat is to move."""
@@ -144,14 +209,21 @@ class SeatView:
         return out
 
     def unseen(self) -> int:
-        """Bit set of the cards this seat has not seen: others' hands and discards, the stock."""
+        """Bit set of the cards this seat has not seen: others' hands and discards (but the cards it
+        saw them draw, RD10), the stock (but its face-up top card)."""
         game = self._game
         seen = game.hands[self.seat] | game.discards[self.seat]
         for card in game.turnups:
             seen |= 1 << card
-        for cards in played_cards(game):  # the unfinished trick included
+        for cards in self.played():  # the unfinished trick included
             seen |= cards
-        return FULL_PACK & ~seen
+        if game.rules.trump_selection == "stock_top":
+            for cards in self.seen_draws():
+                seen |= cards
+            top = self.stock_top()
+            if top >= 0:
+                seen |= 1 << top
+        return pack_mask(game) & ~seen
 
     def resample(self, rng: random.Random) -> Game:
         """A full game whose hidden cards are drawn uniformly among the deals consistent with what
@@ -162,33 +234,66 @@ class SeatView:
 def resample(game: Game, seat: int, rng: random.Random) -> Game:
     """See :meth:`SeatView.resample`."""
     view = SeatView(game, seat)
+    rules = game.rules
     others = [q for q in range(game.n) if q != seat]
     hidden = cards_of(view.unseen())
-    hand_sizes = [game.hands[q].bit_count() for q in others]
+    stock_game = rules.trump_selection == "stock_top"
+    known = seen_draws(game, seat) if stock_game else [0] * game.n  # RD10: cards seen drawn
+    hand_sizes = [game.hands[q].bit_count() - known[q].bit_count() for q in others]
     discard_sizes = [game.discards[q].bit_count() for q in others]
-    stock = view.stock_size()
+    top = view.stock_top()  # face up: known
+    stock = view.stock_size() - (top >= 0)
     if len(hidden) != sum(hand_sizes) + sum(discard_sizes) + stock:
         raise AssertionError("card accounting broken: unseen cards do not fill the hidden places")
-    voids = known_voids(game)
-    hands, pool = _draw_hands(hidden, hand_sizes, [voids[q] for q in others], rng)
+    voids = known_voids(game, seat)
+    sizes, forbidden = hand_sizes, [voids[q] for q in others]
+    hidden_top = stock_game and not rules.stock_face_up and game.pos == rules.hand_size * game.n and stock
+    if hidden_top:  # RD10: the face-down top card, still undrawn, is a trump: an extra place of one card
+        sizes, forbidden = sizes + [1], forbidden + [pack_mask(game) & ~SUIT_MASKS[game.trump]]
+    holds_trump = _holds_the_first_draw(game, seat) if stock_game and not rules.stock_face_up else -1
+    for _ in range(1000):
+        hands, pool = _draw_hands(hidden, sizes, forbidden, rng)
+        if holds_trump < 0 or any(c // NUM_RANKS == game.trump for c in hands[others.index(holds_trump)]):
+            break
+    else:
+        raise ValueError("no deal is consistent with this seat's knowledge (the first draw's trump)")
 
     out = game.copy()
     played = played_cards(game)
     rng.shuffle(pool)
     start = 0
     for i, q in enumerate(others):
-        out.hands[q] = sum(1 << c for c in hands[i])
+        out.hands[q] = known[q] | sum(1 << c for c in hands[i])
         out.discards[q] = sum(1 << c for c in pool[start : start + discard_sizes[i]])
         start += discard_sizes[i]
         if out.start_hands is not None:
-            out.start_hands[q] = out.hands[q] | played[q]
-    deck = game.deck[: game.pos] + pool[start:]
+            out.start_hands[q] = out.hands[q] | played[q]  # with a stock: every card is in play anyway
+            out.drawn[q] = 0
+    rest = pool[start:]
+    if top >= 0:
+        rest = [top, *rest]
+    elif hidden_top:
+        rest = hands[-1] + rest
+    deck = game.deck[: game.pos] + rest
     out.deck = deck
     out.decks[-1] = deck
     out.rng = random.Random(rng.getrandbits(64))
     out._stacked = []
     out._legal = None
     return out
+
+
+def _holds_the_first_draw(game: Game, seat: int) -> int:
+    """shasta_sam (RD10): the other seat that drew the face-down top card, a trump, and has played no
+    trump since — so it still holds a trump — or -1."""
+    drawer = -1
+    for kind, who, value in game.hand_log():
+        if kind == EventKind.DRAW and drawer < 0:
+            drawer = -2 if who == seat else who
+        elif kind == EventKind.ACT and who == drawer and PLAY_BASE <= value < PASS:
+            if (value - PLAY_BASE) // NUM_RANKS == game.trump:
+                return -1
+    return max(drawer, -1)
 
 
 def _draw_hands(

@@ -1,15 +1,20 @@
 """The information-state observation: one fixed-size float32 vector per seat, updated incrementally.
 
-The vector is the same size (:data:`OBS_SIZE` = 749) for every preset and player count, so one
+The vector is the same size (:data:`OBS_SIZE` = 1027) for every preset and player count, so one
 network can play all of them. It is **seat-relative** (relative seat ``k`` is the seat ``k`` places
 after the observer in turn order; relative side ``k`` is the side of relative seat ``k`` — with four
 players in partnerships relative side 0 is the observer's partnership and 1 the other) and has
 **perfect recall** of the current hand: which card each seat played and in which trick, the
-turn-ups, the bidding, the observer's own discards, the captured cards, and the voids play revealed.
-It never holds what the seat cannot know: other hands, other players' discards, the stock order.
+turn-ups, the bidding and the auction, the observer's own discards, the draws it may see, the
+captured cards, and the voids play revealed. It never holds what the seat cannot know: other hands,
+other players' discards, the order of the stock, a card drawn face down by another player.
 
-Card planes: 12 planes of 53 entries (card ids of :mod:`allfours_env.cards`, the last for the joker
-of later presets), index ``plane * 53 + card``:
+**Entries are only ever appended** (:data:`OBS_LAYOUT` numbers their meaning): the first 749 are
+those of round 1, and the round-2 presets added the block from index 749 on, so a policy trained on
+the first 749 still plays by reading them.
+
+Card planes: 12 planes of 53 entries (card ids of :mod:`allfours_env.cards`, the last for the joker),
+index ``plane * 53 + card``:
 
 =======  ===========  ==================================================================
 plane    indices      1 where the card …
@@ -19,8 +24,8 @@ plane    indices      1 where the card …
 5        265–317      is in the current, unfinished trick
 6        318–370      was turned up this hand (never in play, R5)
 7        371–423      was discarded by me this hand
-8–10     424–582      was in a trick won by relative side 0..2 (0 = mine)
-11       583–635      was played: value (trick number + 1) / 21, else 0
+8–10     424–582      was in a trick won by relative side 0..2 (0 = mine; side 3: index 792)
+11       583–635      was played: value (trick number + 1) / 21 (at most 1), else 0
 =======  ===========  ==================================================================
 
 Scalars (all in [0, 1]):
@@ -28,7 +33,7 @@ Scalars (all in [0, 1]):
 =======  =====  ====================================================================
 index    size   meaning
 =======  =====  ====================================================================
-636      7      phase one-hot: beg, gift_or_run, discard, play, game_over, hand_over, bid (reserved)
+636      7      phase one-hot: beg, gift_or_run, discard, play, game_over, hand_over, bid
 643      5      trump suit one-hot C D H S, then "no trump yet"
 648      4      proposed trump suit one-hot (the suit of the last turn-up)
 652      4      rejected suit one-hot (the suit eldest begged away from, once a run happened)
@@ -38,14 +43,37 @@ index    size   meaning
 665      4      eldest, relative seat one-hot
 669      4      leader of the current trick (or next leader), relative seat one-hot
 673      4      seat to move, relative seat one-hot (all 0 when nobody is to move)
-677      3      score / target, relative side 0..2
-680      3      points still needed / target, relative side 0..2
-683      3      card points (R4) captured this hand / 80, relative side 0..2
+677      3      score / target (at least 0, at most 1), relative side 0..2 (side 3: index 845)
+680      3      points still needed / target (at most 1), relative side 0..2 (side 3: index 846)
+683      3      card points (R4) captured this hand / 80, relative side 0..2 (side 3: index 847)
 686      4      cards in hand / 21, relative seat 0..3
 690      4      cards discarded this hand / 15, relative seat 0..3
-694      16     known void: relative seat ``k`` has no card of suit ``s`` (index 694 + 4k + s)
-710      1      tricks completed this hand / 21
+694      16     known void: relative seat ``k`` has no card of suit ``s`` (index 694 + 4k + s); with a
+                stock, only while the seat cannot have drawn that suit since (RD10)
+710      1      tricks completed this hand / 21 (at most 1)
 711      38     the rules (constant for an environment), see :func:`rules_features`
+=======  =====  ====================================================================
+
+Round 2 (index 749 on):
+
+=======  =====  ====================================================================
+index    size   meaning
+=======  =====  ====================================================================
+749      32     the auction: relative seat ``k``'s bid one-hot (index 749 + 8k + slot; slots: not yet,
+                pass, bid 1 … bid 5, hold); all 0 without an auction
+781      1      the highest bid so far / 5
+782      4      the highest bidder, relative seat one-hot
+786      4      the pitcher (once the auction is over), relative seat one-hot
+790      1      the contract / 5
+791      1      tricks completed this hand / 26 (the 26 tricks of a stock game)
+792      53     card plane: was in a trick won by relative side 3 (four players each alone)
+845      3      relative side 3: score / target, points still needed / target, card points / 80
+848      4      how far below zero: -score / target (at most 1) for relative sides 0..3 (auction)
+852      53     card plane: the stock's top card, where the stock lies face up (california_jack)
+905      106    card planes: drawn from the stock this hand by relative seat 0 (me) and 1, where I saw
+                the draw (both in california_jack, mine only in shasta_sam)
+1011     1      cards left in the stock / 40 (0 where the rest of the pack is never dealt)
+1012     15     the round-2 rules, see :func:`round2_features`
 =======  =====  ====================================================================
 
 Unused seats and sides (fewer than 4 players, partnerships) stay 0.
@@ -55,13 +83,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND
-from allfours_env.cards import NUM_CARD_IDS, NUM_RANKS, RANKS
+from allfours_env.actions import BEG, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE, RUN, STAND
+from allfours_env.cards import JOKER, NUM_CARD_IDS, NUM_RANKS, RANKS, SUIT_MASKS
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
-from allfours_env.rules import Rules
+from allfours_env.rules import SUITS_BY_LETTER, Rules
+from allfours_env.scoring import lead_suit
 
+#: The meaning of the entries. New entries are appended and keep it (round 2 appended index 749 on);
+#: a change of meaning of an existing entry would bump it, and policy files of another layout are
+#: refused (:mod:`agents.policy_file`).
+OBS_LAYOUT = 1
 MAX_TRICKS = 21  # 2 players, 6 cards + five runs of 3, no discarding (trinidad)
+STOCK_TRICKS = 26  # california_jack / shasta_sam: every card of the pack is played
 CARD_PLANES = 12
 HAND, PLAYED_BY, TRICK, TURNUP, MY_DISCARD, CAPTURED, PLAY_ORDER = 0, 1, 5, 6, 7, 8, 11
 
@@ -84,23 +118,45 @@ VOIDS = DISCARDS + 4
 TRICKS = VOIDS + 16
 RULES = TRICKS + 1
 RULES_SIZE = 38
-OBS_SIZE = RULES + RULES_SIZE  # 749
+OBS_SIZE_V1 = RULES + RULES_SIZE  # 749: the round-1 layout, a prefix of the current one
+BIDS = OBS_SIZE_V1  # 749
+BID_SLOTS = 8  # not yet, pass, bid 1..5, hold
+HIGH_BID = BIDS + 4 * BID_SLOTS
+HIGH_BIDDER = HIGH_BID + 1
+PITCHER = HIGH_BIDDER + 4
+CONTRACT = PITCHER + 4
+TRICKS_26 = CONTRACT + 1
+CAPTURED_SIDE3 = TRICKS_26 + 1  # a card plane
+SIDE3 = CAPTURED_SIDE3 + NUM_CARD_IDS  # score, needed, card points of relative side 3
+BELOW_ZERO = SIDE3 + 3
+STOCK_TOP = BELOW_ZERO + 4  # a card plane
+DRAWN = STOCK_TOP + NUM_CARD_IDS  # two card planes: relative seat 0, 1
+STOCK_LEFT = DRAWN + 2 * NUM_CARD_IDS
+RULES2 = STOCK_LEFT + 1
+RULES2_SIZE = 15
+OBS_SIZE = RULES2 + RULES2_SIZE  # 1027
 
 _BIDDING_FLAG = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3}
-_ACT, _TRICK, _AWARD, _TURNUP, _TRUMP = (
-    EventKind.ACT, EventKind.TRICK, EventKind.AWARD, EventKind.TURNUP, EventKind.TRUMP)
+_ACT, _TRICK, _AWARD, _TURNUP, _TRUMP, _DRAW = (
+    EventKind.ACT, EventKind.TRICK, EventKind.AWARD, EventKind.TURNUP, EventKind.TRUMP, EventKind.DRAW)
 _PLAYED_BY_BASE = PLAYED_BY * NUM_CARD_IDS
 _TRICK_BASE = TRICK * NUM_CARD_IDS
 _ORDER_BASE = PLAY_ORDER * NUM_CARD_IDS
 _MY_DISCARD_BASE = MY_DISCARD * NUM_CARD_IDS
+#: Where each relative side's captured cards, score, points needed and card points go.
+_SIDE_SLOTS = tuple(
+    (((CAPTURED + k) * NUM_CARD_IDS, SCORE + k, NEEDED + k, CARD_POINTS + k) if k < 3
+     else (CAPTURED_SIDE3, SIDE3, SIDE3 + 1, SIDE3 + 2))
+    for k in range(4)
+)
 
 
 def rules_features(rules: Rules) -> list[float]:
-    """The 38 rule features: player count one-hot (2, 3, 4), partnerships, first-lead trump,
-    target / 20, turn-up points by rank 2..A (13, / 3), every_turnup, gift points / 3, gift to the
-    beggar's side only, gift block one-hot (non_beggar_3p, any_recipient_would_win, none), redeal
-    void, no discarding, high captured, low captured, jack points / 3, hang jack points / 3, game
-    points / 3, game tie one-hot (seven_up, nobody, non_dealer), under-trump banned,
+    """The 38 rule features of layout version 1: player count one-hot (2, 3, 4), partnerships,
+    first-lead trump, target / 20, turn-up points by rank 2..A (13, / 3), every_turnup, gift points / 3,
+    gift to the beggar's side only, gift block one-hot (non_beggar_3p, any_recipient_would_win, none),
+    redeal void, no discarding, high captured, low captured, jack points / 3, hang jack points / 3,
+    game points / 3, game tie one-hot (seven_up, nobody, non_dealer), under-trump banned,
     discards in play, hand size / 9. Values are clipped to 1."""
     turnup = rules.turnup_points
 
@@ -123,20 +179,36 @@ def rules_features(rules: Rules) -> list[float]:
     return out
 
 
+def round2_features(rules: Rules) -> list[float]:
+    """The 15 rule features of the round-2 block: trump selection one-hot (turnup, first_lead,
+    stock_top, auction), stock face up, bid_max / 5, dealer may hold, the joker, joker ranks lowest,
+    joker_lead_trump one-hot (C D H S), the nine scored, the joker scored."""
+    out = [float(rules.trump_selection == t) for t in ("turnup", "first_lead", "stock_top", "auction")]
+    stock, auction = rules.trump_selection == "stock_top", rules.trump_selection == "auction"
+    out += [float(stock and rules.stock_face_up), rules.bid_max / 5 if auction else 0.0,
+            float(auction and rules.dealer_may_hold), float(rules.joker),
+            float(rules.joker and rules.joker_rank == "lowest")]
+    out += [float(rules.joker and SUITS_BY_LETTER[rules.joker_lead_trump] == s) for s in range(4)]
+    out += [float("nine" in rules.scoring_order), float("joker" in rules.scoring_order)]
+    return out
+
+
 class SeatEncoder:
     """Keeps one seat's observation up to date by reading only the game-log events it has not yet
     seen, never rebuilding the vector from scratch: each event writes the few entries it changes."""
 
     __slots__ = ("seat", "n", "obs", "_mv", "_game", "_rules_block", "_rel_side", "_synced", "_hand",
                  "_phase", "_turn", "_trump_slot", "_led", "_trick_count", "_held", "_dropped", "_proposed",
-                 "_rejected")
+                 "_rejected", "_joker_lead_trump", "_auction", "_stock", "_face_up", "_revealed", "_known",
+                 "_top", "_pitcher_written", "_pack", "_turnup")
 
     def __init__(self, rules: Rules, seat: int) -> None:
         self.seat = seat
         self.n = rules.num_players
         self.obs = np.zeros(OBS_SIZE, dtype=np.float32)
         self._mv = memoryview(self.obs)  # item writes through a memoryview are cheaper than numpy's
-        self._rules_block = np.asarray(rules_features(rules), dtype=np.float32)
+        self._rules_block = (np.asarray(rules_features(rules), dtype=np.float32),
+                             np.asarray(round2_features(rules), dtype=np.float32))
         sides = [rules.side_of(s) for s in range(self.n)]
         order: list[int] = []  # absolute sides in the order of the relative seats that hold them
         for k in range(self.n):
@@ -144,13 +216,20 @@ class SeatEncoder:
             if side not in order:
                 order.append(side)
         self._rel_side = [order.index(side) for side in sides]  # relative side of each seat
+        self._joker_lead_trump = rules.joker_lead_trump
+        self._auction = rules.trump_selection == "auction"
+        self._stock = rules.trump_selection == "stock_top"
+        self._face_up = self._stock and rules.stock_face_up
+        self._turnup = rules.trump_selection == "turnup"
+        self._pack = NUM_CARD_IDS if rules.joker else NUM_CARD_IDS - 1
         self._game: Game | None = None
 
     def reset(self, game: Game) -> None:
         """Start following a new game."""
         self._game = game
         self.obs[:] = 0.0
-        self.obs[RULES:] = self._rules_block
+        self.obs[RULES:OBS_SIZE_V1] = self._rules_block[0]
+        self.obs[RULES2:] = self._rules_block[1]
         self._synced = 0
         self._phase = -1
         self._turn = -1  # relative seat to move + 4 * relative leader, -1 for nobody
@@ -162,9 +241,15 @@ class SeatEncoder:
         obs[TRUMP:RUNS + 1] = 0.0
         obs[DEALER:LEADER] = 0.0
         obs[CARD_POINTS:TRICKS + 1] = 0.0
+        obs[BIDS:SIDE3] = 0.0
+        obs[SIDE3 + 2] = 0.0
+        obs[STOCK_TOP:RULES2] = 0.0
         mv[TRUMP + 4] = 1.0
         mv[DEALER + (dealer - self.seat) % n] = 1.0
         mv[ELDEST + (dealer + 1 - self.seat) % n] = 1.0
+        if self._auction:
+            for k in range(n):
+                mv[BIDS + BID_SLOTS * k] = 1.0  # nobody has bid yet
         self._hand = 0
         self._led = -1
         self._trick_count = 0
@@ -173,6 +258,10 @@ class SeatEncoder:
         self._dropped = [0] * n
         self._proposed = -1  # the suit in PROPOSED, -1 for none
         self._rejected = False  # whether REJECTED holds the first rejected suit
+        self._revealed = [0] * n  # suits each relative seat was seen to be void in (R3)
+        self._known = [0] * n  # cards seen drawn by each relative seat and not played since
+        self._top = -1  # the face-up top card of the stock shown, -1 for none
+        self._pitcher_written = False
 
     def update(self) -> np.ndarray:
         """Bring the observation up to date with the game and return it (not a copy)."""
@@ -194,19 +283,25 @@ class SeatEncoder:
         for kind, who, value in log[start:end]:
             if kind == _ACT:
                 rel = (who - seat) % n
-                if value >= PLAY_BASE:  # a card played (P6): public
+                if value >= PASS:  # a bid (RD13): public
+                    self._on_bid(rel, value)
+                elif value >= PLAY_BASE:  # a card played (P6): public
                     card = value - PLAY_BASE
                     mv[_PLAYED_BY_BASE + rel * NUM_CARD_IDS + card] = 1.0
                     mv[_TRICK_BASE + card] = 1.0
-                    mv[_ORDER_BASE + card] = (self._trick_count + 1) / MAX_TRICKS
+                    mv[_ORDER_BASE + card] = min((self._trick_count + 1) / MAX_TRICKS, 1.0)
                     held[rel] -= 1
                     mv[HAND_SIZE + rel] = held[rel] / MAX_TRICKS
-                    suit = card // NUM_RANKS
+                    suit = card // NUM_RANKS if card != JOKER else -1
                     if self._led < 0:
-                        self._led = suit
-                    elif suit != self._led and suit != self._trump_slot:
+                        self._led = suit if suit >= 0 else lead_suit(
+                            card, self._trump_slot if self._trump_slot < 4 else -1, self._joker_lead_trump)
+                    elif suit >= 0 and suit != self._led and suit != self._trump_slot:
                         # R3: neither followed nor trumped: void in the suit led
+                        self._revealed[rel] |= 1 << self._led
                         mv[VOIDS + 4 * rel + self._led] = 1.0
+                    if self._known[rel] >> card & 1:
+                        self._on_known_played(rel, card)
                 elif value >= DISCARD_BASE:  # a discard (P5): only its count is public
                     if rel == 0:
                         mv[_MY_DISCARD_BASE + value - DISCARD_BASE] = 1.0
@@ -218,7 +313,10 @@ class SeatEncoder:
                     mv[BIDDING + _BIDDING_FLAG[value]] = 1.0
             elif kind == _TRICK:
                 self._on_trick(who, value)
-                mv[CARD_POINTS + self._rel_side[who]] = game.captured_points[game.sides[who]] / 80
+                rel_side = self._rel_side[who]
+                mv[_SIDE_SLOTS[rel_side][3]] = game.captured_points[game.sides[who]] / 80
+            elif kind == _DRAW:
+                self._on_draw((who - seat) % n, value)
             elif kind == _AWARD:
                 scores_dirty = True
             elif kind == _TURNUP:
@@ -234,7 +332,7 @@ class SeatEncoder:
 
     def _on_trick(self, winner: int, cards: int) -> None:
         mv = self._mv
-        captured = (CAPTURED + self._rel_side[winner]) * NUM_CARD_IDS
+        captured = _SIDE_SLOTS[self._rel_side[winner]][0]
         trick = TRICK * NUM_CARD_IDS
         while cards:
             low = cards & -cards
@@ -244,7 +342,8 @@ class SeatEncoder:
             cards ^= low
         self._trick_count += 1
         self._led = -1
-        mv[TRICKS] = self._trick_count / MAX_TRICKS
+        mv[TRICKS] = min(self._trick_count / MAX_TRICKS, 1.0)
+        mv[TRICKS_26] = self._trick_count / STOCK_TRICKS
 
     def _on_turnup(self, card: int) -> None:
         mv = self._mv
@@ -259,9 +358,46 @@ class SeatEncoder:
         self._proposed = card // NUM_RANKS
         mv[PROPOSED + self._proposed] = 1.0
 
+    def _on_bid(self, rel: int, action: int) -> None:
+        """RD13, RD14: a bid, a pass or the dealer's hold, and the highest bid so far."""
+        mv = self._mv
+        slot = BIDS + BID_SLOTS * rel
+        mv[slot] = 0.0
+        mv[slot + 1 + action - PASS] = 1.0
+        if PASS < action < HOLD:
+            mv[HIGH_BID] = (action - PASS) / 5
+            for k in range(4):
+                mv[HIGH_BIDDER + k] = 1.0 if k == rel else 0.0
+
+    def _on_draw(self, rel: int, card: int) -> None:
+        """RD6, RD10: a card drawn from the stock; seen by all with a face-up stock, else by its
+        drawer only — a hidden draw may bring any suit, so the drawer's known voids end."""
+        mv = self._mv
+        self._held[rel] += 1
+        mv[HAND_SIZE + rel] = self._held[rel] / MAX_TRICKS
+        if self._face_up or rel == 0:
+            mv[DRAWN + rel * NUM_CARD_IDS + card] = 1.0
+            self._known[rel] |= 1 << card
+            suit = card // NUM_RANKS
+            if self._revealed[rel] >> suit & 1:
+                mv[VOIDS + 4 * rel + suit] = 0.0
+        else:
+            self._revealed[rel] = 0
+            for suit in range(4):
+                mv[VOIDS + 4 * rel + suit] = 0.0
+
+    def _on_known_played(self, rel: int, card: int) -> None:
+        """RD10: a seat played a drawn card everyone saw; a void it had shown holds again once it
+        holds no other seen card of that suit."""
+        known = self._known[rel] ^ (1 << card)
+        self._known[rel] = known
+        suit = card // NUM_RANKS
+        if self._revealed[rel] >> suit & 1 and not known & SUIT_MASKS[suit]:
+            self._mv[VOIDS + 4 * rel + suit] = 1.0
+
     def _sync_state(self, game: Game, sizes_dirty: bool, scores_dirty: bool) -> None:
-        """Refresh what is read from the current state: own hand, phase, turn, and (when events
-        said they changed) card counts and scores."""
+        """Refresh what is read from the current state: own hand, phase, turn, the stock, the
+        auction's outcome, and (when events said they changed) card counts and scores."""
         mv = self._mv
         seat, n = self.seat, self.n
         hand = game.hands[seat]
@@ -287,6 +423,12 @@ class SeatEncoder:
                 mv[TO_MOVE + turn % 4] = 1.0
                 mv[LEADER + turn // 4] = 1.0
             self._turn = turn
+        if self._auction and not self._pitcher_written and game.pitcher >= 0:
+            mv[PITCHER + (game.pitcher - seat) % n] = 1.0
+            mv[CONTRACT] = game.contract / 5
+            self._pitcher_written = True
+        if self._stock:
+            self._sync_stock(game)
         if sizes_dirty:
             for k in range(n):
                 other = (seat + k) % n
@@ -294,12 +436,29 @@ class SeatEncoder:
                 self._dropped[k] = game.discards[other].bit_count()
                 mv[HAND_SIZE + k] = self._held[k] / MAX_TRICKS
                 mv[DISCARDS + k] = self._dropped[k] / 15
+            if self._turnup:  # the stock a run deals from (P4)
+                mv[STOCK_LEFT] = (self._pack - game.pos) / 40
         if scores_dirty:
             target = game.target
             for k in range(n):  # write each relative side once, from the first seat holding it
                 side = game.sides[(seat + k) % n]
                 rel = self._rel_side[(seat + k) % n]
+                _, score_slot, needed_slot, points_slot = _SIDE_SLOTS[rel]
                 score = game.scores[side]
-                mv[SCORE + rel] = min(score / target, 1.0)
-                mv[NEEDED + rel] = max(target - score, 0) / target
-                mv[CARD_POINTS + rel] = game.captured_points[side] / 80
+                mv[score_slot] = min(max(score, 0) / target, 1.0)
+                mv[needed_slot] = min(max(target - score, 0) / target, 1.0)
+                mv[points_slot] = game.captured_points[side] / 80
+                mv[BELOW_ZERO + rel] = min(max(-score, 0) / target, 1.0)
+
+    def _sync_stock(self, game: Game) -> None:
+        """RD10: the cards left in the stock, and its top card where it lies face up."""
+        mv = self._mv
+        left = self._pack - game.pos
+        mv[STOCK_LEFT] = left / 40
+        top = game.deck[game.pos] if self._face_up and left else -1
+        if top != self._top:
+            if self._top >= 0:
+                mv[STOCK_TOP + self._top] = 0.0
+            if top >= 0:
+                mv[STOCK_TOP + top] = 1.0
+            self._top = top

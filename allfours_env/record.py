@@ -5,7 +5,7 @@ thrown-in deals included), every decision in order, every point awarded with its
 final scores and the winner::
 
     {
-      "format": "allfours-record/1",
+      "format": "allfours-record/2",
       "rules": {...every knob...},
       "seed": 7,
       "first_dealer": 1,
@@ -45,7 +45,10 @@ from allfours_env.engine import Game, IllegalActionError
 from allfours_env.events import EventKind
 from allfours_env.rules import Rules, RulesError
 
-RECORD_FORMAT = "allfours-record/1"
+RECORD_FORMAT = "allfours-record/2"
+#: Formats :func:`replay` reads: version 1 (round 1) lacks the round-2 knobs in ``rules``, which
+#: replay reads as the preset's values (they are unused by the round-1 presets).
+READ_FORMATS = ("allfours-record/1", RECORD_FORMAT)
 
 
 class RecordError(ValueError):
@@ -87,10 +90,10 @@ def replay(record: RecordSource) -> Game:
     if it cannot be read, is malformed, or replays to other awards, scores or winner than it states.
     """
     record = as_record(record)
-    if record.get("format") != RECORD_FORMAT:
+    if record.get("format") not in READ_FORMATS:
         raise RecordError(
-            f"not a game record of this version: format is {record.get('format')!r}, "
-            f"expected {RECORD_FORMAT!r}"
+            f"not a game record this version reads: format is {record.get('format')!r}, "
+            f"expected one of {', '.join(map(repr, READ_FORMATS))}"
         )
     missing = [k for k in ("rules", "first_dealer", "deals", "decisions", "awards", "scores", "winner")
                if k not in record]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from allfours_env.actions import DISCARD_BASE, PLAY_BASE, action_card, action_to_str
-from allfours_env.cards import NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
+from allfours_env.cards import JOKER, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
 
@@ -23,8 +23,9 @@ def pretty_card(card: int) -> str:
 
 
 def pretty_cards(mask: int) -> str:
-    """The cards of a bit set, by suit (spades, hearts, diamonds, clubs), high card first."""
-    groups = []
+    """The cards of a bit set, the joker first, then by suit (spades, hearts, diamonds, clubs), high
+    card first."""
+    groups = ["JK"] if mask >> JOKER & 1 else []
     for suit in reversed(range(4)):
         in_suit = [c for c in cards_of(mask) if c // NUM_RANKS == suit]
         if in_suit:
@@ -63,6 +64,15 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
         lines.append(f"trump: {SUIT_SYMBOLS[game.trump]} {SUIT_NAMES[game.trump]}")
     elif game.proposed >= 0:
         lines.append(f"proposed trump: {SUIT_SYMBOLS[game.proposed]} {SUIT_NAMES[game.proposed]}")
+    if game.bids:
+        lines.append("bids: " + ", ".join(f"player_{who} {action_to_str(a)}" for who, a in game.bids))
+    if game.pitcher >= 0:
+        lines.append(f"pitcher: player_{game.pitcher}, contract {game.contract}")
+    if rules.trump_selection == "stock_top":
+        left = len(game.deck) - game.pos
+        shown = left and (seat is None or rules.stock_face_up)  # RD10: face down in shasta_sam
+        top = pretty_card(game.deck[game.pos]) if shown else "face down"
+        lines.append(f"stock: {left} cards" + (f", top card {top}" if left else ""))
     if game.trick_cards:
         leader = (game.current_player - len(game.trick_cards)) % game.n
         played = [f"player_{(leader + i) % game.n} {pretty_card(c)}" for i, c in enumerate(game.trick_cards)]
@@ -96,6 +106,10 @@ def describe_event(game: Game, event: Event, seat: int | None = None) -> str | N
         return f"trump is {SUIT_SYMBOLS[value]} {SUIT_NAMES[value]}"
     if kind == EventKind.TRICK:
         return f"player_{who} wins the trick"
+    if kind == EventKind.DRAW:  # RD10: a face-down draw is seen by its drawer only
+        if seat is None or who == seat or game.rules.stock_face_up:
+            return f"player_{who} draws {pretty_card(value)}"
+        return f"player_{who} draws a card"
     if kind == EventKind.AWARD:
         point_kind, points = value
         return f"{side_name(game, who)} scores {points:+d} ({point_kind})"

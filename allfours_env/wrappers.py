@@ -57,7 +57,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from allfours_env.actions import as_action_id
 from allfours_env.aec import raw_env
-from allfours_env.engine import IllegalActionError
+from allfours_env.engine import MAX_HANDS, IllegalActionError
 from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
 from allfours_env.knowledge import SeatView
 from allfours_env.observation import OBS_SIZE
@@ -92,7 +92,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     ``learner_seat`` fixes the learner's seat; ``None`` (default) draws it at every reset so the
     learner meets every position. ``preset``, ``num_players``, ``episode``, ``reward`` and knob
-    overrides are those of :class:`~allfours_env.aec.raw_env`. ``critic_state=True`` appends the
+    overrides and ``max_hands`` (the episode is truncated there) are those of
+    :class:`~allfours_env.aec.raw_env`. ``critic_state=True`` appends the
     hidden cards to the observation (training a privileged critic; see the module docstring).
     """
 
@@ -112,10 +113,11 @@ class SingleAgentEnv(gymnasium.Env):
         reward: str | None = None,
         render_mode: str | None = None,
         critic_state: bool = False,
+        max_hands: int | None = MAX_HANDS,
         **knob_overrides: Any,
     ) -> None:
         self.aec = raw_env(preset, num_players, render_mode=None, episode=episode, reward=reward,
-                           **knob_overrides)
+                           max_hands=max_hands, **knob_overrides)
         self.render_mode = render_mode
         n = num_players
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
@@ -176,10 +178,11 @@ class SingleAgentEnv(gymnasium.Env):
             return self._illegal(action)
         self.aec.step(action)
         self._collect()
-        terminated = self._advance()
-        self._ended = terminated
+        ended = self._advance()
+        self._ended = ended
+        truncated = ended and not all(self.aec.terminations.values())  # the safety cap (MAX_HANDS)
         reward, self._reward = self._reward, 0.0
-        return self._learner_observation(), reward, terminated, False, self._info()
+        return self._learner_observation(), reward, ended and not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO reads this)."""
@@ -221,10 +224,11 @@ class SingleAgentEnv(gymnasium.Env):
         self._reward += self.aec.rewards[self.aec.possible_agents[self._seat]]
 
     def _advance(self) -> bool:
-        """Let the other seats play until a controlled seat is to move; True if the episode ended."""
+        """Let the other seats play until a controlled seat is to move; True if the episode ended
+        (the game is over, or truncated by ``max_hands``)."""
         aec = self.aec
         while True:
-            if all(aec.terminations.values()):
+            if all(aec.terminations.values()) or all(aec.truncations.values()):
                 self._observation = aec.observe(aec.possible_agents[self._seat])
                 return True
             seat = aec.game.current_player

@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
         "with the seats rotated; prints a leaderboard and saves JSON, CSV and a plot.",
     )
     p.add_argument("agents", nargs="+", metavar="AGENT",
-                   help="agent specs: random, heuristic, pimc, pimc:samples=16, ppo:path/to/model.zip")
+                   help="agent specs: random, heuristic, pimc, pimc:samples=16, ppo:path/to/model.npz")
     p.add_argument("--preset", default="seven_up", help="rules preset (default: seven_up)")
     p.add_argument("--players", type=int, default=2, help="players per game, 2-4 (default: 2)")
     p.add_argument("--rule", action="append", default=[], metavar="KNOB=VALUE",

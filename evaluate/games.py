@@ -14,6 +14,7 @@ from typing import Any
 from agents.arena import play_game
 from agents.base import Agent, make_agent
 from allfours_env.actions import BEG, GIFT, RUN, STAND
+from allfours_env.cards import pack_size
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
 from allfours_env.rules import Rules
@@ -102,6 +103,7 @@ class GroupPlayer:
         # Packs generated per deal group; a game that needs more than it is handed is replayed
         # with more (same result: the packs of a group are one stream). Only speed depends on this.
         self._decks_hint = 6
+        self._pack_size = pack_size(rules.joker)
 
     def agent(self, index: int, copy_number: int) -> Agent:
         """The ``copy_number``-th instance of agent ``index`` (one per side it holds at once)."""
@@ -131,7 +133,7 @@ class GroupPlayer:
         """Play deal group ``group`` once in every seating of table ``table_index``."""
         table = self.tables[table_index]
         n = self.rules.num_players
-        dealer, decks = deal_group(self.seed, group, n, self._decks_hint)
+        dealer, decks = deal_group(self.seed, group, n, self._decks_hint, self._pack_size)
         offer = len(decks)  # packs handed to the next game (parsing a pack costs time)
         out = []
         for seating_number, seating in enumerate(table.seatings):
@@ -147,7 +149,7 @@ class GroupPlayer:
                 self._decks_hint = max(self._decks_hint, used + 2)
                 offer = used + 2
                 if offer > len(decks):
-                    dealer, decks = deal_group(self.seed, group, n, 2 * offer)
+                    dealer, decks = deal_group(self.seed, group, n, 2 * offer, self._pack_size)
             out.append(summarize_game(game, table, group, seating_number, index, self.keep_records))
             offer = min(len(decks), used + 2)  # the same cards tend to need as many deals
         return out

@@ -101,15 +101,16 @@ def work_items(tables: Sequence[Table]) -> Iterator[tuple[int, int]]:
             yield table.index, group
 
 
-def deal_group(seed: int, group: int, num_players: int, num_decks: int) -> tuple[int, list[list[int]]]:
-    """The first dealer and the first ``num_decks`` packs (card ids, top card first) of deal group
-    ``group``. The packs come one after another from one generator, so asking for more packs
-    extends the sequence without changing its start."""
+def deal_group(seed: int, group: int, num_players: int, num_decks: int,
+               pack_size: int = NUM_CARDS) -> tuple[int, list[list[int]]]:
+    """The first dealer and the first ``num_decks`` packs (card ids, top card first; 53 cards with the
+    joker) of deal group ``group``. The packs come one after another from one generator, so asking
+    for more packs extends the sequence without changing its start."""
     rng = random.Random(derive_seed(seed, "deal-group", group))
     dealer = rng.randrange(num_players)
     decks = []
     for _ in range(num_decks):
-        deck = list(range(NUM_CARDS))
+        deck = list(range(pack_size))
         rng.shuffle(deck)
         decks.append(deck)
     return dealer, decks

@@ -256,7 +256,7 @@ def run_tournament(
 ) -> TournamentResult:
     """Set up and run a duplicate tournament between ``agents`` and return its result.
 
-    ``agents``: specs (``"random"``, ``"ppo:model.zip"``), :class:`~agents.base.Agent` objects,
+    ``agents``: specs (``"random"``, ``"ppo:model.npz"``), :class:`~agents.base.Agent` objects,
     or a mapping ``{label: spec or Agent}``. ``preset``: a preset name or a :class:`Rules`.
     ``games``: games per table (per pairing), rounded up to whole deal groups. Further options of
     :class:`Tournament`: ``knobs``, ``table_size``, ``schedule`` ("round-robin" or

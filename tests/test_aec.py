@@ -10,39 +10,56 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import allfours_env
 from allfours_env import Game, Rules, str_to_action
-from allfours_env.actions import DISCARD_BASE, PLAY_BASE, STAND
+from allfours_env.actions import BID_BASE, DISCARD_BASE, HOLD, PASS, PLAY_BASE, STAND
+from allfours_env.cards import JOKER
 from allfours_env.engine import stack_deck
+from allfours_env.events import EventKind
 from allfours_env.observation import (
+    BELOW_ZERO,
+    BID_SLOTS,
     BIDDING,
+    BIDS,
     CAPTURED,
+    CAPTURED_SIDE3,
     CARD_POINTS,
+    CONTRACT,
     DEALER,
     DISCARDS,
+    DRAWN,
     ELDEST,
     HAND_SIZE,
+    HIGH_BID,
+    HIGH_BIDDER,
     LEADER,
     MAX_TRICKS,
     MY_DISCARD,
     NEEDED,
     OBS_SIZE,
     PHASE,
+    PITCHER,
     PLAY_ORDER,
     PLAYED_BY,
     PROPOSED,
     REJECTED,
     RULES,
+    RULES2,
     RULES_SIZE,
     RUNS,
     SCORE,
+    SIDE3,
+    STOCK_LEFT,
+    STOCK_TOP,
     TO_MOVE,
     TRICK,
     TRICKS,
+    TRICKS_26,
     TRUMP,
     TURNUP,
     VOIDS,
+    round2_features,
     rules_features,
 )
-from conftest import PRESET_PLAYERS
+from conftest import ALL_PRESET_PLAYERS, PRESET_PLAYERS
 
 NC = 53
 
@@ -68,7 +85,7 @@ def random_rollout(env, rng, steps=None, check=None):
 
 # ---------------------------------------------------------------- PettingZoo's own tests
 
-@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+@pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
 def test_pettingzoo_api_seed_and_render_tests(preset, num_players, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -79,7 +96,7 @@ def test_pettingzoo_api_seed_and_render_tests(preset, num_players, capsys):
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+@pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
 def test_pickle_round_trip_and_masked_random_rollouts(preset, num_players):
     env = allfours_env.env(preset=preset, num_players=num_players)
     env.reset(seed=3)
@@ -93,18 +110,20 @@ def test_pickle_round_trip_and_masked_random_rollouts(preset, num_players):
     for a, b in zip(clone.agent_iter(50), fresh.agent_iter(50)):
         obs_a, obs_b = clone.last()[0], fresh.last()[0]
         assert a == b and np.array_equal(obs_a["observation"], obs_b["observation"])
-        action = None if clone.terminations[a] else int(np.flatnonzero(obs_a["action_mask"])[0])
+        ended = clone.terminations[a] or clone.truncations[a]
+        action = None if ended else int(np.flatnonzero(obs_a["action_mask"])[0])
         clone.step(action)
         fresh.step(action)
     for game_seed in range(3):
         env.reset(seed=game_seed)
         random_rollout(env, rng)
-        assert env.unwrapped.winner is not None
+        raw = env.unwrapped  # a winner, or random bidders truncated at the hand cap (MAX_HANDS)
+        assert raw.winner is not None or raw.game.hand_number >= raw.max_hands
 
 
 def test_spaces_are_identical_objects_for_every_agent_and_shape_for_every_preset():
     shapes = set()
-    for preset, num_players in PRESET_PLAYERS:
+    for preset, num_players in ALL_PRESET_PLAYERS:
         env = allfours_env.raw_env(preset=preset, num_players=num_players)
         spaces = {id(env.observation_space(a)) for a in env.possible_agents}
         assert len(spaces) == 1 and len({id(env.action_space(a)) for a in env.possible_agents}) == 1
@@ -151,32 +170,60 @@ def reference_observation(game: Game, seat: int) -> np.ndarray:
         if sides[(seat + k) % n] not in order:
             order.append(sides[(seat + k) % n])
     rel_side = {side: order.index(side) for side in set(sides)}
+    face_up = rules.trump_selection == "stock_top" and rules.stock_face_up
 
     def cards(mask):
-        return [c for c in range(52) if mask >> c & 1]
+        return [c for c in range(53) if mask >> c & 1]
+
+    def captured_plane(side):
+        return (CAPTURED + rel_side[side]) * NC if rel_side[side] < 3 else CAPTURED_SIDE3
 
     for c in cards(game.hands[seat]):
         obs[c] = 1
     tricks = 0
     led, trump = None, game.trump
     hand_log = game.hand_log()
+    revealed = [set() for _ in range(n)]  # suits a seat showed it lacks (R3), by relative seat
+    seen = [set() for _ in range(n)]  # cards I saw a seat draw and not play yet
+    if rules.trump_selection == "auction":
+        for k in range(n):
+            obs[BIDS + BID_SLOTS * k] = 1
     for kind, who, value in hand_log:
-        if kind == "act" and value >= PLAY_BASE:
+        rel = (who - seat) % n
+        if kind == "act" and PLAY_BASE <= value < PASS:
             card = value - PLAY_BASE
-            rel = (who - seat) % n
             obs[(PLAYED_BY + rel) * NC + card] = 1
-            obs[PLAY_ORDER * NC + card] = (tricks + 1) / MAX_TRICKS
+            obs[PLAY_ORDER * NC + card] = min((tricks + 1) / MAX_TRICKS, 1)
+            suit = trump if card == JOKER else card // 13
             if led is None:
-                led = card // 13
-            elif card // 13 not in (led, trump):
-                obs[VOIDS + 4 * rel + led] = 1
+                led = suit
+            elif suit not in (led, trump):
+                revealed[rel].add(led)
+            seen[rel].discard(card)
         elif kind == "act" and value < DISCARD_BASE:
             obs[BIDDING + value] = 1
+        elif kind == "act" and value >= PASS:
+            obs[BIDS + BID_SLOTS * rel] = 0
+            obs[BIDS + BID_SLOTS * rel + 1 + value - PASS] = 1
+            if BID_BASE <= value < HOLD:
+                obs[HIGH_BID] = (value - PASS) / 5
+                obs[HIGH_BIDDER:HIGH_BIDDER + 4] = 0
+                obs[HIGH_BIDDER + rel] = 1
         elif kind == "trick":
             tricks += 1
             led = None
             for c in cards(value):
-                obs[(CAPTURED + rel_side[sides[who]]) * NC + c] = 1
+                obs[captured_plane(sides[who]) + c] = 1
+        elif kind == EventKind.DRAW:
+            if face_up or who == seat:
+                obs[DRAWN + rel * NC + value] = 1
+                seen[rel].add(value)
+            else:  # RD10: a hidden draw may bring any suit
+                revealed[rel] = set()
+    for rel in range(n):
+        for suit in revealed[rel]:
+            if not any(c // 13 == suit for c in seen[rel]):
+                obs[VOIDS + 4 * rel + suit] = 1
     for c in game.trick_cards:
         obs[TRICK * NC + c] = 1
     for c in game.turnups:
@@ -197,23 +244,38 @@ def reference_observation(game: Game, seat: int) -> np.ndarray:
         obs[TO_MOVE + (game.current_player - seat) % n] = 1
         obs[LEADER + (game.current_player - len(game.trick_cards) - seat) % n] = 1
     for side in range(game.num_sides):
-        obs[SCORE + rel_side[side]] = min(game.scores[side] / game.target, 1)
-        obs[NEEDED + rel_side[side]] = max(game.target - game.scores[side], 0) / game.target
-        obs[CARD_POINTS + rel_side[side]] = game.captured_points[side] / 80
+        k = rel_side[side]
+        score_slot, needed_slot, points_slot = (SCORE + k, NEEDED + k, CARD_POINTS + k) if k < 3 else (
+            SIDE3, SIDE3 + 1, SIDE3 + 2)
+        obs[score_slot] = min(max(game.scores[side], 0) / game.target, 1)
+        obs[needed_slot] = min(max(game.target - game.scores[side], 0) / game.target, 1)
+        obs[points_slot] = game.captured_points[side] / 80
+        obs[BELOW_ZERO + k] = min(max(-game.scores[side], 0) / game.target, 1)
     for k in range(n):
         obs[HAND_SIZE + k] = game.hands[(seat + k) % n].bit_count() / MAX_TRICKS
         obs[DISCARDS + k] = game.discards[(seat + k) % n].bit_count() / 15
-    obs[TRICKS] = tricks / MAX_TRICKS
-    obs[RULES:] = rules_features(rules)
+    obs[TRICKS] = min(tricks / MAX_TRICKS, 1)
+    obs[TRICKS_26] = tricks / 26
+    if game.pitcher >= 0:
+        obs[PITCHER + (game.pitcher - seat) % n] = 1
+        obs[CONTRACT] = game.contract / 5
+    pack = 53 if rules.joker else 52
+    if rules.trump_selection in ("turnup", "stock_top"):
+        obs[STOCK_LEFT] = (pack - game.pos) / 40
+    if face_up and game.pos < pack:
+        obs[STOCK_TOP + game.deck[game.pos]] = 1
+    obs[RULES:RULES + RULES_SIZE] = rules_features(rules)
+    obs[RULES2:] = round2_features(rules)
     return obs
 
 
 def test_rules_block_has_the_documented_size():
-    for preset, num_players in PRESET_PLAYERS:
+    for preset, num_players in ALL_PRESET_PLAYERS:
         assert len(rules_features(Rules.make(preset, num_players))) == RULES_SIZE
+        assert RULES2 + len(round2_features(Rules.make(preset, num_players))) == OBS_SIZE
 
 
-@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+@pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
 @pytest.mark.parametrize("episode", ["game", "hand"])
 def test_incremental_observation_equals_the_reference_at_every_step(preset, num_players, episode):
     env = allfours_env.raw_env(preset=preset, num_players=num_players, episode=episode)
@@ -235,11 +297,11 @@ def test_incremental_observation_equals_the_reference_at_every_step(preset, num_
                 assert got["observation"].dtype == np.float32 and got["action_mask"].dtype == np.int8
                 assert 0.0 <= got["observation"].min() and got["observation"].max() <= 1.0
                 expected_mask = np.zeros(117, np.int8)
-                if name == agent and not env.terminations[agent]:
+                if name == agent and not (env.terminations[agent] or env.truncations[agent]):
                     expected_mask[list(env.game.legal_actions())] = 1
                 assert np.array_equal(got["action_mask"], expected_mask)
                 checked += 1
-            if env.terminations[agent]:
+            if env.terminations[agent] or env.truncations[agent]:
                 env.step(None)
                 continue
             env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
@@ -303,7 +365,7 @@ def rollout_rewards(env, rng):
         assert abs(sum(env.rewards.values())) < 1e-9
         for name, value in env.rewards.items():
             totals[name] += value
-        if env.terminations[agent]:
+        if env.terminations[agent] or env.truncations[agent]:
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
@@ -448,7 +510,7 @@ def test_random_game_through_env_matches_the_engine_with_the_same_decisions():
     env.reset(seed=11)
     rng = random.Random(0)
     for agent in env.agent_iter():
-        if env.terminations[agent]:
+        if env.terminations[agent] or env.truncations[agent]:
             env.step(None)
             continue
         env.step(rng.choice(env.game.legal_actions()))

@@ -13,7 +13,7 @@ from allfours_env.cards import parse_card
 from allfours_env.engine import stack_deck
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import TURNUP_ONLY_KNOBS
-from conftest import PRESET_PLAYERS, play, stacked_game
+from conftest import PRESET_PLAYERS, ROUND2_PRESET_PLAYERS, play, stacked_game
 
 
 def decide(game, seat=None):
@@ -37,6 +37,19 @@ def test_plays_only_legal_actions_in_whole_games(preset, num_players):
     for seed in range(100):
         game = play_game(rules, [heuristic] * num_players, seed=10_000 + seed)
         assert game.is_over
+
+
+@pytest.mark.parametrize(("preset", "num_players"), ROUND2_PRESET_PLAYERS)
+def test_plays_only_legal_actions_in_whole_round2_games(preset, num_players):
+    """The auction (bids, holds, the pitch, the joker), the stock's draws and don's nine: whole games
+    against random (every seating) and itself end with a winner, every action legal."""
+    rules = Rules.make(preset, num_players)
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    for seed in range(30):
+        players = [heuristic if (seat + seed) % 2 == 0 else rnd for seat in range(num_players)]
+        assert play_game(rules, players, seed=seed).winner is not None
+    for seed in range(10):
+        assert play_game(rules, [heuristic] * num_players, seed=10_000 + seed).is_over
 
 
 @pytest.mark.parametrize("knobs", [
@@ -76,6 +89,7 @@ def test_beats_random_clearly_on_a_small_sample():
 
 @pytest.mark.parametrize(("preset", "num_players"), [
     ("seven_up", 2), ("seven_up", 3), ("all_fours", 4), ("trinidad", 4), ("blind_all_fours", 3),
+    ("california_jack", 2), ("shasta_sam", 2), ("auction_pitch", 4), ("pitch_with_joker", 3), ("don", 4),
 ])
 def test_decides_the_same_whatever_the_hidden_cards(preset, num_players):
     """At every decision of whole games, redraw every card hidden from the deciding seat (the others'
@@ -83,9 +97,9 @@ def test_decides_the_same_whatever_the_hidden_cards(preset, num_players):
     rules = Rules.make(preset, num_players)
     bot, rng = HeuristicAgent(seed=0), random.Random(7)
     checked = 0
-    for seed in range(8):
+    for seed in range(8 if rules.trump_selection != "stock_top" else 2):
         game = Game(rules, seed=seed)
-        while not game.is_over:
+        while not game.is_over and game.hand_number < 20:
             seat = game.current_player
             action = bot.act(None, SeatView(game, seat))
             other = SeatView(game, seat).resample(rng)

@@ -10,12 +10,13 @@ from agents.pimc import AUTO_SETTINGS
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
 from allfours_env.knowledge import SeatView
-from conftest import PRESET_PLAYERS, play, stacked_game
+from allfours_env.rules import ROUND_1_PRESETS
+from conftest import ALL_PRESET_PLAYERS, play, stacked_game
 
 FAST = dict(samples=2, max_nodes=400)
 
 
-@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+@pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
 def test_pimc_plays_only_legal_actions_in_every_preset(preset, num_players):
     rules = Rules.make(preset, num_players, target_points=3)
     pimc = make_agent("pimc", seed=0, **FAST)
@@ -26,7 +27,7 @@ def test_pimc_plays_only_legal_actions_in_every_preset(preset, num_players):
         assert game.is_over
 
 
-@pytest.mark.parametrize("preset, num_players", PRESET_PLAYERS)
+@pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
 def test_pimc_picks_a_legal_action_in_random_positions(preset, num_players):
     """Positions reached by random play in every phase (beg, gift/run, discard, play): PIMC's choice
     is always one of the engine's legal actions (whole games above cover fewer positions)."""
@@ -34,9 +35,10 @@ def test_pimc_picks_a_legal_action_in_random_positions(preset, num_players):
     pimc = make_agent("pimc", seed=0, **FAST)
     rng = random.Random(f"{preset}{num_players}")
     checked = 0
+    hands = 10**6 if preset in ROUND_1_PRESETS else 2  # round 2: two hands a game meet every phase
     for seed in range(4):
         game = Game(rules, seed=seed)
-        while not game.is_over:
+        while not game.is_over and game.hand_number < hands:
             legal = game.legal_actions()
             if len(legal) > 1 and rng.random() < 0.2:
                 assert pimc.act(None, SeatView(game, game.current_player)) in legal

@@ -458,3 +458,43 @@ def test_a_bid_is_an_action_with_the_reserved_id_and_text():
     assert str_to_action("bid 5") == BID_BASE + 4 and str_to_action("hold") == HOLD
     assert str_to_action("play JK") == 109 and str_to_action("discard JK") == 56
     assert parse_cards("JK") == [JOKER]
+
+
+# ---------------------------------------------------------------- our decisions D14, D20, D23, D24
+
+
+def test_D14_the_first_dealer_is_drawn_uniformly():
+    counts = [0, 0, 0]
+    for seed in range(600):
+        counts[Game(Rules.make("seven_up", 3), seed=seed).first_dealer] += 1
+    assert all(150 <= c <= 250 for c in counts), counts  # 200 each expected; 5 standard deviations
+
+
+def test_D20_a_blind_joker_lead_makes_spades_trump():
+    order = ("high", "low", "jack", "joker", "game")
+    rules = Rules.make("blind_all_fours", 2, joker=True, scoring_order=order)
+    deck = stack_deck(2, 0, ["2C 3C 4C 5C 6C 7C".split(), "JK 2S 3H 4H 5H 6H".split()], joker=True)
+    game = Game(rules, seed=0, dealer=0, decks=[deck])
+    play(game, "1:play JK")
+    assert game.trump == SPADES and legal_text(game) == [f"play {c}" for c in "2C 3C 4C 5C 6C 7C".split()]
+
+
+def test_D23_a_game_still_undecided_at_the_cap_stops_with_a_clear_error():
+    from agents import make_agent
+    from agents.arena import GameTooLongError, play_game
+
+    rules = Rules.make("pitch_with_joker", 3)
+    players = [make_agent("random") for _ in range(3)]
+    with pytest.raises(GameTooLongError, match="still undecided after 20 hands"):
+        play_game(rules, players, seed=0, max_hands=20)
+
+
+def test_D24_a_partnership_makes_its_contract_together():
+    hands = ("2H 4C 5C 6C 7C 8C", "3D 4D 5D 6D 7D 8D", "AH 9C TC JC QC KC", "2S 3S 4S 5S 6S 7S")
+    game = auction_game(num_players=4, dealer=3, hands=hands, partnerships=True)
+    assert game.num_sides == 2
+    play(game, "0:bid 2", "1:pass", "2:pass", "3:pass", "0:play 2H")  # A pitches hearts; C holds AH
+    finish(game)
+    awards = awards_of(game)
+    assert "setback" not in [kind for kind, _, _ in awards]  # High (partner's ace) + Low: 2 made
+    assert awards[:2] == [("high", 0, 1), ("low", 0, 1)]

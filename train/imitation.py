@@ -1,7 +1,7 @@
 """Warm start by imitation: learn a teacher bot's decisions before PPO takes over.
 
 PPO from scratch learns to beat ``random`` in a few hundred thousand steps but stays far below the
-rule-based ``heuristic`` for a long time (see the README's training notes). Starting from a
+rule-based ``heuristic`` for a long time (see docs/training-notes.md). Starting from a
 network that already plays like a strong teacher fixes that:
 
 1. :func:`collect` plays games with the teacher (e.g. ``pimc`` or ``heuristic``) against an

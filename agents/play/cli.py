@@ -104,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--opponent", action="append", metavar="SPEC",
         help=f"the agent(s) you play against: {', '.join(available_agents())}, pimc:samples=8, "
-             f"ppo:path/to/model.zip; one for every opponent seat, or a comma-separated list with one "
+             f"ppo:path/to/model.npz; one for every opponent seat, or a comma-separated list with one "
              f"per opponent seat in turn order (default pimc)",
     )
     parser.add_argument("--partner", metavar="SPEC",

@@ -1,16 +1,29 @@
 """What a line typed at the terminal game means: a key (help, table, history, quit) or a move.
 
 A move is typed as its number in the list (:func:`legal_moves`, from 1), as a word (``stand``,
-``beg``, ``gift`` or ``give``, ``run``), or as a card with or without its verb: ``play AS``,
-``p as``, ``discard 10h``, ``AS``, ``a♠``, ``10 ♥``, ``Th``. :func:`parse_move` returns the legal
+``beg``, ``gift`` or ``give``, ``run``; in an auction ``pass``, ``bid 2``, ``hold``), or as a
+card with or without its verb: ``play AS``, ``p as``, ``discard 10h``, ``AS``, ``a♠``, ``10 ♥``,
+``Th``, ``JK`` (the joker). :func:`parse_move` returns the legal
 action meant, or why the line is not one — in words a person can act on (which suit to follow, the
 rule that forbids it). Nothing here prints; :mod:`agents.play.ui` shows the answers.
 """
 
 from __future__ import annotations
 
-from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PLAY_BASE, RUN, STAND, action_card
-from allfours_env.cards import NUM_RANKS, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS
+from allfours_env.actions import (
+    BEG,
+    BID_BASE,
+    DISCARD_BASE,
+    GIFT,
+    HOLD,
+    MAX_BID,
+    PASS,
+    PLAY_BASE,
+    RUN,
+    STAND,
+    action_card,
+)
+from allfours_env.cards import JOKER, NUM_RANKS, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS
 from allfours_env.engine import Game
 from allfours_env.events import Phase
 from allfours_env.render import pretty_card
@@ -23,7 +36,8 @@ KEYS = {
     "log": ("l", "log", "history"),
 }
 QUIT_WORDS = KEYS["quit"]
-_WORD_ACTIONS = {"stand": STAND, "beg": BEG, "gift": GIFT, "give": GIFT, "run": RUN}
+_WORD_ACTIONS = {"stand": STAND, "beg": BEG, "gift": GIFT, "give": GIFT, "run": RUN, "pass": PASS,
+                 "hold": HOLD, **{f"bid {k}": BID_BASE + k - 1 for k in range(1, MAX_BID + 1)}}
 _SUIT_LETTERS = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
 
 
@@ -39,6 +53,8 @@ def key_of(text: str) -> str | None:
 def parse_card_text(text: str) -> int | None:
     """A card typed by a person: ``AS``, ``as``, ``A♠``, ``10h``, ``Th``, ``10 ♥``; None if not a card."""
     text = "".join(text.split())
+    if text.upper() in ("JK", "JOKER"):
+        return JOKER
     for symbol, letter in _SUIT_LETTERS.items():
         text = text.replace(symbol, letter)
     text = text.upper()
@@ -96,8 +112,9 @@ def parse_move(game: Game, seat: int, text: str) -> tuple[int | None, str]:
         return None, f"{pretty_card(card)} is not in your hand"
     action = (PLAY_BASE if wanted == "play" else DISCARD_BASE) + card
     if action not in moves:
-        led, trump = game.trick_cards[0] // NUM_RANKS, game.trump
-        if card // NUM_RANKS not in (led, trump):
+        trump = game.trump
+        led = trump if game.trick_cards[0] == JOKER else game.trick_cards[0] // NUM_RANKS
+        if card != JOKER and card // NUM_RANKS not in (led, trump):
             return None, (f"{pretty_card(card)} cannot be played now: you hold {SUIT_NAMES[led]}, so "
                           f"follow with {SUIT_SYMBOLS[led]} or trump with {SUIT_SYMBOLS[trump]} (R3)")
         return None, f"{pretty_card(card)} cannot be played now: no under-trumping here (K15)"
