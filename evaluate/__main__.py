@@ -2,6 +2,7 @@
 
     python -m evaluate random heuristic pimc --preset seven_up --players 2 --games 2000 \\
         --seed 0 --workers 2 --out runs/eval
+    python -m evaluate random heuristic --games 2000 --ray auto    # deal groups as Ray tasks
 
 ``--games`` is the number of games **per pairing** (per table), counting every seating of a deal
 group: at 2 players, 2000 games = 1000 deal groups each played twice with the seats swapped. It is
@@ -28,7 +29,7 @@ from typing import Any
 from agents.cli import OneLineParser
 from evaluate.output import OutputFolder
 from evaluate.schedule import SCHEDULES
-from evaluate.tournament import Tournament, TournamentError
+from evaluate.tournament import BACKENDS, Tournament, TournamentError
 
 PROG = "allfours-evaluate"
 
@@ -49,8 +50,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1000,
                    help="games per pairing, all seatings of a deal group counted (default: 1000)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="worker processes; results do not depend on it (default: CPU count)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (Ray: tasks at once); results do not depend on it "
+                   "(default: CPU count; Ray: the cluster's CPUs)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local worker processes, or deal groups as Ray tasks (needs allfours[rllib]; "
+                   "same results)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run on the Ray cluster at ADDRESS ('auto': the one `ray start` began on this "
+                   "machine, HOST:PORT, ray://HOST:PORT); implies --backend ray")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="folder for results.json, *.csv, results.png; refused if it holds results "
                    "(default: a new folder runs/evaluate/<agents>-<preset>-<players>p-seed<seed>[-N])")
@@ -91,11 +99,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # outside the games (which handle it): while starting or writing
         print(f"{PROG}: interrupted by Ctrl-C", file=sys.stderr)
         return 130
+    finally:
+        if getattr(args, "ray_started", False):
+            import ray
+
+            ray.shutdown()
 
 
 def check_options(args: argparse.Namespace) -> None:
     """Options that contradict each other or are out of range (TournamentError)."""
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise TournamentError(f"--workers must be at least 1, got {args.workers}")
     if args.out is not None and not args.out.strip():
         raise TournamentError("--out needs a folder name, got an empty one")
@@ -111,6 +124,9 @@ def check_options(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Set up, run, report and save a tournament from parsed arguments; returns the exit status."""
+    backend = args.backend = "ray" if args.ray is not None else args.backend
+    if args.workers is None and backend == "local":
+        args.workers = os.cpu_count() or 1
     try:
         check_options(args)
         tournament = Tournament(
@@ -118,6 +134,13 @@ def _run(args: argparse.Namespace) -> int:
             games=args.games, seed=args.seed, table_size=args.table_size, schedule=args.schedule,
             records=args.records,
         )
+        if backend == "ray":  # connect before any folder is made: an unreachable cluster is bad input
+            from evaluate.ray_backend import RayUnavailable, init_ray
+
+            try:
+                args.ray_started = init_ray(args.ray or "")  # main() disconnects
+            except RayUnavailable as err:
+                raise TournamentError(str(err)) from None
         folder = None
         if not args.no_save:
             if args.out is not None:
@@ -145,7 +168,8 @@ def _play_and_save(args: argparse.Namespace, tournament: Tournament,
         print(f"{PROG}: note: --games {args.games} rounded up to {tournament.games_per_table} per pairing "
               f"(whole deal groups of {seatings} seatings)", file=sys.stderr)
     try:
-        result = tournament.run(workers=args.workers, progress=not args.quiet)
+        result = tournament.run(workers=args.workers, progress=not args.quiet, backend=args.backend,
+                                address=args.ray or "")
     except Exception as err:  # a game failed in an agent; say which, without a traceback
         print(f"{PROG}: error: a game failed: {type(err).__name__}: {err}", file=sys.stderr)
         return 1, False

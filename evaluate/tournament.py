@@ -29,6 +29,8 @@ from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
 from evaluate.stats import summarize
 
 AgentSource = str | Agent
+#: Where the games run: this machine's processes, or Ray tasks (:mod:`evaluate.ray_backend`).
+BACKENDS = ("local", "ray")
 
 
 class TournamentError(ValueError):
@@ -176,15 +178,22 @@ class Tournament:
         """Games of the whole schedule."""
         return sum(t.games for t in self.tables)
 
-    def run(self, workers: int = 1, progress: bool | Callable[[int], None] = False) -> TournamentResult:
+    def run(self, workers: int | None = 1, progress: bool | Callable[[int], None] = False,
+            backend: str = "local", address: str = "") -> TournamentResult:
         """Play every game, in this process (``workers=1``) or in ``workers`` processes; the result
         is the same either way. ``progress``: True for a tqdm bar on stderr, or a callable given
-        the number of games just finished. Ctrl-C stops early and returns what finished."""
-        if not _is_int(workers) or workers < 1:
+        the number of games just finished. Ctrl-C stops early and returns what finished.
+        ``backend="ray"``: the deal groups run as Ray tasks (:mod:`evaluate.ray_backend`; ``address``
+        as for :func:`~evaluate.ray_backend.init_ray`, ``workers`` tasks at once, None: the
+        cluster's CPUs) — the same result again."""
+        if backend not in BACKENDS:
+            raise TournamentError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        if not (_is_int(workers) and workers >= 1 or workers is None and backend == "ray"):
             raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
         groups = sum(t.groups for t in self.tables)
-        workers = min(workers, groups)
-        if workers > 1:
+        if workers is not None:
+            workers = min(workers, groups)
+        if backend == "ray" or workers > 1:
             try:
                 pickle.dumps(self.sources)
             except Exception as err:
@@ -204,7 +213,13 @@ class Tournament:
 
         start = time.perf_counter()
         try:
-            if workers == 1:
+            if backend == "ray":
+                from evaluate.ray_backend import run_on_ray
+
+                args = (self.rules, self.sources, self.seed, self.tables, self.records)
+                interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_games,
+                                                  address)
+            elif workers == 1:
                 # reuse the agents built to check the input
                 player = GroupPlayer(self.rules, self.sources, self.seed, self.tables, self.records,
                                      prebuilt=self.built)
@@ -233,8 +248,10 @@ def run_tournament(
     players: int = 2,
     games: int = 100,
     seed: int = 0,
-    workers: int = 1,
+    workers: int | None = 1,
     progress: bool = False,
+    backend: str = "local",
+    address: str = "",
     **options: Any,
 ) -> TournamentResult:
     """Set up and run a duplicate tournament between ``agents`` and return its result.
@@ -244,9 +261,10 @@ def run_tournament(
     ``games``: games per table (per pairing), rounded up to whole deal groups. Further options of
     :class:`Tournament`: ``knobs``, ``table_size``, ``schedule`` ("round-robin" or
     "first-vs-rest": agent 0 against each other agent), ``records``, ``confidence``.
+    ``backend``/``address``: see :meth:`Tournament.run` (``"ray"``: deal groups as Ray tasks).
     """
     tournament = Tournament(agents, preset=preset, players=players, games=games, seed=seed, **options)
-    return tournament.run(workers=workers, progress=progress)
+    return tournament.run(workers=workers, progress=progress, backend=backend, address=address)
 
 
 def _is_int(value: Any) -> bool:

@@ -5,6 +5,8 @@
     python -m train --set total_timesteps=20000 --out runs/try
     python -m train --resume runs/full --timesteps 3000000   # continue that run, in its folder
     python -m train --resume runs/full/checkpoints/step_1000000.npz --out runs/branch
+    python -m train --backend rllib                   # Ray RLlib (train.rllib; a local Ray instance)
+    python -m train --backend rllib --set rllib.address=auto rllib.num_env_runners=16   # a cluster
 
 ``--resume RUN`` continues the run in RUN from its newest checkpoint with its own saved config
 (``--set`` may change what can change mid-run: the budget, the opponent mix, PPO's step settings,
@@ -42,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="RUN", help="a run folder (its newest checkpoint) or a checkpoint "
                                                    "step_<N>.npz to continue from")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib multi-agent "
+                   "PPO, locally or on a cluster (the [rllib] table; needs allfours[rllib])")
     return p
 
 
@@ -58,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
             config = resume_config(args.resume, args.config, overrides)
         else:
             config = load(args.config, overrides)
-        from train.trainer import train
+        if args.backend == "rllib":
+            from train.rllib import train
+        else:
+            from train.trainer import train
 
         train(config, resume=args.resume, progress=not args.no_progress)
     except (ConfigError, RulesError, AgentError) as err:

@@ -66,13 +66,9 @@ class TrainingCallback(BaseCallback):
         seed = derive_seed(config.seed, "eval", self.num_timesteps)
         results = evaluation.evaluate(actor_from_sb3(self.model.policy), config, config.eval.opponents,
                                       config.eval.games, seed=seed, workers=config.eval.workers)
-        rows = []
-        for opponent, numbers in evaluation.scores(results).items():
-            low, high = numbers["win_rate_ci"]
-            rows.append({"timesteps": self.num_timesteps, "opponent": opponent,
-                         "win_rate": numbers["win_rate"], "ci_low": low, "ci_high": high,
-                         "games": numbers["games"]})
-            self.logger.record(f"eval/win_rate_vs_{opponent}", numbers["win_rate"])
+        rows = evaluation.curve_rows(results, self.num_timesteps)
+        for row in rows:
+            self.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
         append_csv(self.out / "eval.csv", rows)
         # the pools of all environments hold the same snapshots: every one is added to each
         snapshots = self.training_env.get_attr("opponents", indices=[0])[0].snapshots

@@ -18,6 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from train.rllib.settings import RULES as RLLIB_RULES
+from train.rllib.settings import RLlibSettings
+from train.rllib.settings import cross_checks as rllib_cross_checks
+
 CONFIG_DIR = Path(__file__).parent / "configs"
 
 
@@ -128,6 +132,7 @@ class TrainConfig:
     opponents: OpponentSettings = dataclasses.field(default_factory=OpponentSettings)
     eval: EvalSettings = dataclasses.field(default_factory=EvalSettings)
     imitation: ImitationSettings = dataclasses.field(default_factory=ImitationSettings)
+    rllib: RLlibSettings = dataclasses.field(default_factory=RLlibSettings)  # --backend rllib only
 
     def to_dict(self) -> dict[str, Any]:
         """The config as nested dicts (what ``config.json`` and checkpoints hold)."""
@@ -139,7 +144,7 @@ class TrainConfig:
 
 
 _SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSettings,
-             "imitation": ImitationSettings}
+             "imitation": ImitationSettings, "rllib": RLlibSettings}
 
 MAX_SEED = 2**32 - 1  # numpy's and torch's seeding take seeds below 2**32
 
@@ -238,6 +243,7 @@ RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "imitation.dagger_rounds": (_at_least(0), "a whole number >= 0"),
     "imitation.dagger_games": _POSITIVE,
     "imitation.dagger_epochs": _POSITIVE,
+    **RLLIB_RULES,
 }
 
 
@@ -336,6 +342,9 @@ def validate(config: TrainConfig) -> None:
                           f"with total_timesteps {config.total_timesteps}")
     if config.ppo.n_steps * config.n_envs < 2:
         raise ConfigError("ppo.n_steps × n_envs must be at least 2 (PPO normalises over a rollout)")
+    for ok, message in rllib_cross_checks(config.rllib):
+        if not ok:
+            raise ConfigError(message)
     try:
         Rules.make(config.preset, config.num_players, **config.knobs)
     except RulesError as err:

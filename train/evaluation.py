@@ -50,6 +50,16 @@ def scores(results: list[tuple[list[str], Any]]) -> dict[str, dict[str, Any]]:
             for opponents, result in results for opponent in opponents}
 
 
+def curve_rows(results: list[tuple[list[str], Any]], timesteps: int) -> list[dict[str, Any]]:
+    """The learning curve's rows (``eval.csv``, :mod:`train.curve`) of an evaluation at ``timesteps``."""
+    rows = []
+    for opponent, numbers in scores(results).items():
+        low, high = numbers["win_rate_ci"]
+        rows.append({"timesteps": timesteps, "opponent": opponent, "win_rate": numbers["win_rate"],
+                     "ci_low": low, "ci_high": high, "games": numbers["games"]})
+    return rows
+
+
 def save_report(results: list[tuple[list[str], Any]], folder: Path) -> str:
     """Write the evaluation package's report files into ``folder`` (one subfolder ``vs_<opponent>``
     per tournament when there are several) and ``table.md``; return the Markdown tables."""

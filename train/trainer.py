@@ -30,7 +30,7 @@ from allfours_env.seeding import derive_seed
 from train import evaluation, runs
 from train.callback import TrainingCallback
 from train.checkpoints import restore
-from train.config import TrainConfig
+from train.config import ConfigError, TrainConfig
 from train.curve import plot_curve, read_curve
 from train.envs import make_vec_env
 from train.model import new_model
@@ -44,6 +44,9 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     import torch
 
     start = runs.prepare(config, resume)
+    if start.checkpoint is not None and start.checkpoint.meta["training"].get("backend", "sb3") != "sb3":
+        raise ConfigError(f"{start.checkpoint.path} was written by --backend "
+                          f"{start.checkpoint.meta['training']['backend']}: resume it with that backend")
     torch.set_num_threads(config.torch_threads)  # small networks: more threads only add overhead
     out = start.out
     env = make_vec_env(config)
@@ -67,7 +70,6 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
                     reset_num_timesteps=start.checkpoint is None, tb_log_name="ppo")
         seconds = time.perf_counter() - began - callback.eval_seconds
         learned = model.num_timesteps - first
-        steps_per_s = learned / seconds if seconds > 0 else 0.0
         if callback.last_eval != model.num_timesteps:
             callback.evaluate_and_checkpoint()  # the learning curve ends at the final policy
     finally:
@@ -77,7 +79,16 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         from train.average import average_into
 
         averaged = average_into(model, out, config.average_since, log=log)
-    actor = actor_from_sb3(model.policy)
+    return finish(config, out, actor_from_sb3(model.policy), timesteps=model.num_timesteps,
+                  seconds=seconds, learned=learned, averaged=averaged, progress=progress, log=log)
+
+
+def finish(config: TrainConfig, out: Path, actor, *, timesteps: int, seconds: float, learned: int,
+           averaged: list[Path], progress: bool, log=print, **metadata: Any) -> dict[str, Any]:
+    """The end of a run, whichever backend trained it: the final table against
+    ``eval.final_opponents``, the policy file ``model.npz`` (+ ``.json``: config, seed, timesteps,
+    throughput, results, ``metadata``), ``final_eval/`` and the learning curve; returns the summary."""
+    steps_per_s = learned / seconds if seconds > 0 else 0.0
     final = evaluation.evaluate(actor, config, config.eval.final_opponents, config.eval.final_games,
                                 seed=derive_seed(config.seed, "final"), workers=config.eval.workers,
                                 progress=progress)
@@ -85,8 +96,8 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
                           "games": numbers["games"]}
                for opponent, numbers in evaluation.scores(final).items()}
     meta: dict[str, Any] = {"config": config.to_dict(), "seed": config.seed,
-                            "timesteps": model.num_timesteps, "train_seconds": seconds,
-                            "learner_steps_per_s": steps_per_s, "final_eval": results}
+                            "timesteps": timesteps, "train_seconds": seconds,
+                            "learner_steps_per_s": steps_per_s, "final_eval": results, **metadata}
     if averaged:
         meta["averaged"] = [str(path) for path in averaged]
     model_path = save_policy(out / "model.npz", actor, config.game(), **meta)
