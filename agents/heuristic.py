@@ -15,10 +15,19 @@ the counts of the others' cards), with no search:
   trump, a sure winner). So it wins cheaply or throws the lowest non-counting card, protects its tens,
   cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
   winner. Leads add the seeds' plan: lead high trumps to catch the jack when holding ace or king.
-* **Blind All Fours** (P8): the first lead picks trump from the suit that promises most.
+* **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
+  suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23).
+* **The auction** (RD13–RD15): bid the points the best suit promises (High, Low, Jack, Game, and the
+  joker it holds), hold as dealer when the hand can make the standing bid (:meth:`HeuristicAgent._bid`).
+* **The joker** (RD22) plays as the trump of its rank; **the nine** (don), **the joker's point** and,
+  with a stock, **High and Low to capture** (the ace and the two of trumps) are valued like the Jack:
+  points at stake in a trick.
+* **The stock** (california_jack, shasta_sam): winning a trick also wins the stock's top card — seen
+  face up, or the first one known to be a trump — over an unseen card: that difference is at stake in
+  every trick (RD6, RD10); a card seen drawn is known to be in its drawer's hand.
 
-High and Low go to the holder (R7, K11 ``held``), so they are settled at the deal: the play only
-fights for Jack and Game. Weights are in card points (R4); ``POINT`` is the worth of one scored point.
+With the ``held`` rule (K11) High and Low are settled at the deal: the play fights for Jack and Game
+(and the nine and the joker). Weights are in card points (R4); ``POINT`` is the worth of one point.
 """
 
 from __future__ import annotations
@@ -74,8 +83,7 @@ RUN_TURNUP_COST = 0.5  # how much the turn-up points a run may bring the dealer 
 GIFT_FROM = 2.5  # dealer: gift when the proposed suit promises at least this (plus the gift's cost)
 JACK_URGENT = 1.5  # the Jack's weight when a side is that close to the target
 DISCARD_TRUMP = 30.0  # how much more a trump is worth keeping than a plain card (P5)
-BID_MARGIN = 0.6  # the auction: bid the whole points the best suit promises, less this safety margin
-HOLD_MARGIN = 0.3  # the dealer holds a bid when his best suit promises that much more than the bid
+BID_ROUND_UP = 0.3  # the auction: bid the points the best suit promises, a fraction of 0.7 counting as one
 JOKER_POINT = 0.8  # chance the joker's holder brings the joker point home (only the ace beats it)
 NINE_HELD = 0.4  # don: chance the nine's holder brings the nine point home (RD28)
 DRAW_TRUMP = 6.0  # the stock: worth of drawing a trump, in card points, plus 0.5 a rank
@@ -216,15 +224,17 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ the auction (RD13–RD15)
 
     def _bid(self, view: SeatView, legal: tuple[int, ...]) -> int:
-        """The auction: the contract this hand can make is the whole points its best suit promises,
-        less a safety margin (a pitcher who falls short is set back, RD18). Bid the cheapest bid up to
-        it; as dealer, hold a standing bid the hand can make (RD14); else pass."""
-        promise = max(suit_strength(view, suit) for suit in range(4))
-        if HOLD in legal and promise >= view.high_bid + HOLD_MARGIN:
-            return HOLD
-        can_make = int(promise - BID_MARGIN)
+        """The auction: the contract this hand can make is the points its best suit promises (a
+        fraction of 0.7 or more counted as a point: its estimates run low; a pitcher who falls short
+        is set back, RD18). Bid it when it outbids the standing bid; as dealer, hold a standing bid the
+        hand can make — as cheap as outbidding it, nobody bids after him (RD14); else pass. (Measured
+        over 1,400–2,000 duplicate games: bidding the cheapest bid up to the contract won only 35–44%
+        against this; a safety margin of 0.3 instead of the round-up, 48%.)"""
+        can_make = int(max(suit_strength(view, suit) for suit in range(4)) + BID_ROUND_UP)
+        if HOLD in legal:
+            return HOLD if can_make >= view.high_bid else PASS
         bids = [a for a in legal if BID_BASE <= a < HOLD and a - BID_BASE + 1 <= can_make]
-        return bids[0] if bids else PASS
+        return bids[-1] if bids else PASS
 
     # ------------------------------------------------------------------ P5: discard
 
