@@ -53,9 +53,9 @@ def play_game(
     while not game.is_over:
         if game.hand_number >= max_hands:
             raise GameTooLongError(
-                f"a {rules.preset} game between {', '.join(sorted({a.name for a in players}))} is still "
-                f"undecided after {max_hands} hands (scores {game.scores}): in the auction presets random "
-                f"bidders are set back more than they score; play them against a bidding bot"
+                f"the {rules.preset} game between {', '.join(sorted({a.name for a in players}))} is still "
+                f"undecided after {max_hands} hands (scores {game.scores}); random bidders in the auction "
+                f"presets may never reach the target: they are set back more than they score"
             )
         seat = game.current_player
         agent = players[seat]

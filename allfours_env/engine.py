@@ -125,6 +125,15 @@ class Game:
     at least 0 except where an auction can set a side back), e.g. to study end games.
     ``stop_after_hand`` pauses in phase ``hand_over`` after each completed hand (no one to move)
     until :meth:`next_hand` is called — for one-hand episodes.
+
+    State worth reading (never assign it): ``phase`` (:class:`~allfours_env.events.Phase`),
+    ``current_player`` (-1 when nobody is to move), ``dealer``, ``eldest``, ``hands`` (bit sets),
+    ``trump`` (-1 before it is fixed), ``trick_cards``, ``captured`` and ``captured_points`` (by side),
+    ``scores``, ``winner``, ``awards``, ``log``; in an auction ``bids``, ``high_bid``, ``pitcher`` and
+    ``contract`` (-1 and 0 until it is over); with a stock ``deck[pos]`` is its top card and ``drawn``
+    the cards each seat drew this hand. ``hand_number`` numbers the hand in progress from 0 (a hand
+    thrown in and dealt again keeps its number; after a hand ended in ``hand_over``, it is already the
+    next one's).
     """
 
     __slots__ = (
@@ -769,5 +778,7 @@ def stack_deck(
     if rest is None:
         rest = [card_str(c) for c in range(size) if card_str(c) not in used]
     deck.extend(rest)
+    if not joker and "JK" in deck:
+        raise ValueError("the hands hold the joker JK: pass joker=True for a 53-card pack")
     parse_deck(deck, size=size)
     return deck

@@ -358,7 +358,7 @@ def _validate(rules: Rules) -> None:
     if not _is_int(rules.num_players) or rules.num_players not in players:
         raise RulesError(
             f"preset {rules.preset!r} is played by {', '.join(map(str, players))} players, "
-            f"not {rules.num_players!r} (override players=... to allow another count)"
+            f"not {rules.num_players!r} (the knob players, K1, allows other counts)"
         )
     for name in ("partnerships", "discards_in_play"):
         if not isinstance(getattr(rules, name), bool):

@@ -9,9 +9,11 @@ all of them (``--opponent heuristic``) or one per opponent seat in turn order
 partnerships your partner is played by ``--partner`` (default: the first opponent spec).
 
 You see only what your seat may see: your hand, the turn-ups, the current trick, trump, scores,
-everyone's card counts and the public history of the hand — never another player's cards or
-discards, nor the stock. At each decision the legal moves are listed with numbers: type the number,
-or the move as text (``play AS``, ``AS``, ``a♠``, ``10h``, ``beg``, ``run``). ``h`` or ``?`` shows
+everyone's card counts, the bids, the stock's size and — face up, in california_jack — its top card,
+and the public history of the hand (the draws you may see) — never another player's cards, discards
+or face-down draws, nor the stock below its top. At each decision the legal moves are listed with
+numbers: type the number, or the move as text (``play AS``, ``AS``, ``a♠``, ``10h``, ``JK``, ``beg``,
+``run``, ``pass``, ``bid 2``, ``hold``). ``h`` or ``?`` shows
 help, ``t`` the table, ``l`` the hand so far, ``q`` quits. At the end the game record can be saved
 to a new file (``--save-record game.json`` saves it without asking); :func:`allfours_env.replay`
 replays it.

@@ -41,7 +41,10 @@ _PHASE_HELP = {
                    "proposed trump, 'run' deals three more cards each and turns up a new trump.",
     "discard": "You hold more cards than the hand size: discard one card at a time, face down.",
     "play": "Play a card. Holding a card of the suit led you must follow suit or trump (R3); "
-            "otherwise any card.",
+            "otherwise any card. The joker (JK) is a trump. The first card of an auction's hand "
+            "fixes trump (the pitch).",
+    "bid": "The auction: 'pass', or 'bid N' above the highest bid so far; as dealer, 'hold' takes "
+           "the highest bid. The highest bidder pitches and must make the contract or is set back.",
 }
 
 
