@@ -37,14 +37,20 @@ def _init_worker(args: tuple[Any, ...]) -> None:
 
 
 def _play_chunk(items: Sequence[tuple[int, int]]) -> tuple[list[tuple], float, int]:
-    """Worker task: play the deal groups ``items`` = [(table, group), ...]; returns the games (as
-    :meth:`GameSummary.to_tuple`), the seconds it took and the number of groups."""
+    """Worker task: play the deal groups ``items`` with this worker's player (:func:`play_chunk`)."""
     assert _PLAYER is not None
+    return play_chunk(_PLAYER, items)
+
+
+def play_chunk(player: GroupPlayer, items: Sequence[tuple[int, int]]) -> tuple[list[tuple], float, int]:
+    """Play the deal groups ``items`` = [(table, group), ...] in a worker (a process of the pool, or a
+    Ray task); returns the games (as :meth:`GameSummary.to_tuple`), the seconds it took and the number
+    of groups."""
     start = time.perf_counter()
     out: list[tuple] = []
     for table, group in items:
         _one_thread()
-        out.extend(game.to_tuple() for game in _PLAYER.play_group(table, group))
+        out.extend(game.to_tuple() for game in player.play_group(table, group))
     return out, time.perf_counter() - start, len(items)
 
 

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from evaluate.games import GameSummary, GroupPlayer
-from evaluate.parallel import CHUNK_SECONDS, MAX_CHUNK
+from evaluate.parallel import CHUNK_SECONDS, MAX_CHUNK, play_chunk
 
 #: The source folder of this installation (holds allfours_env, agents, evaluate, train).
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
@@ -96,18 +95,11 @@ _PLAYERS: dict[str, GroupPlayer] = {}
 def _play_chunk(token: str, player_args: tuple[Any, ...], items: Sequence[tuple[int, int]]
                 ) -> tuple[list[tuple], float, int]:
     """Ray task: play the deal groups ``items`` with this process's player of tournament ``token``."""
-    from evaluate.parallel import _one_thread
-
     player = _PLAYERS.get(token)
     if player is None:
         _PLAYERS.clear()  # one tournament at a time per worker process
         player = _PLAYERS[token] = GroupPlayer(*player_args)
-    start = time.perf_counter()
-    out: list[tuple] = []
-    for table, group in items:
-        _one_thread()
-        out.extend(game.to_tuple() for game in player.play_group(table, group))
-    return out, time.perf_counter() - start, len(items)
+    return play_chunk(player, items)
 
 
 # ---------------------------------------------------------------------------- driver side
