@@ -224,17 +224,8 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ the auction (RD13–RD15)
 
     def _bid(self, view: SeatView, legal: tuple[int, ...]) -> int:
-        """The auction: the contract this hand can make is the points its best suit promises (a
-        fraction of 0.7 or more counted as a point: its estimates run low; a pitcher who falls short
-        is set back, RD18). Bid it when it outbids the standing bid; as dealer, hold a standing bid the
-        hand can make — as cheap as outbidding it, nobody bids after him (RD14); else pass. (Measured
-        over 1,400–2,000 duplicate games: bidding the cheapest bid up to the contract won only 35–44%
-        against this; a safety margin of 0.3 instead of the round-up, 48%.)"""
-        can_make = int(max(suit_strength(view, suit) for suit in range(4)) + BID_ROUND_UP)
-        if HOLD in legal:
-            return HOLD if can_make >= view.high_bid else PASS
-        bids = [a for a in legal if BID_BASE <= a < HOLD and a - BID_BASE + 1 <= can_make]
-        return bids[-1] if bids else PASS
+        """The auction (:func:`auction_bid`)."""
+        return auction_bid(view, legal, view.high_bid)
 
     # ------------------------------------------------------------------ P5: discard
 
@@ -273,6 +264,24 @@ class HeuristicAgent(Agent):
                 if value > best_value:
                     best_card, best_value = card, value
         return best_card
+
+
+# ---------------------------------------------------------------------- the auction (RD13–RD15)
+
+
+def auction_bid(view: SeatView, legal: tuple[int, ...], high_bid: int) -> int:
+    """The heuristic's bid with ``legal`` bids and the standing bid ``high_bid``: the contract this
+    hand can make is the points its best suit promises (a fraction of 0.7 or more counted as a point:
+    its estimates run low; a pitcher who falls short is set back, RD18). Bid it when it outbids the
+    standing bid; as dealer, hold a standing bid the hand can make — as cheap as outbidding it, nobody
+    bids after him (RD14); else pass. (Measured over 1,400–2,000 duplicate games: bidding the
+    cheapest bid up to the contract won only 35–44% against this; a safety margin of 0.3 instead of
+    the round-up, 48%.) ``pimc`` uses it as its model of the other bidders."""
+    can_make = int(max(suit_strength(view, suit) for suit in range(4)) + BID_ROUND_UP)
+    if HOLD in legal:
+        return HOLD if can_make >= high_bid else PASS
+    bids = [a for a in legal if BID_BASE <= a < HOLD and a - BID_BASE + 1 <= can_make]
+    return bids[-1] if bids else PASS
 
 
 # ---------------------------------------------------------------------- hand strength (P2, P3, P8)

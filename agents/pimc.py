@@ -58,14 +58,15 @@ import time
 import numpy as np
 
 from agents.base import Agent
-from agents.heuristic import HeuristicAgent, discard_keep
+from agents.heuristic import HeuristicAgent, auction_bid, discard_keep
 from agents.solver import WIN, HandSolver
-from allfours_env.actions import BEG, DISCARD_BASE, GIFT, PASS, PLAY_BASE, RUN, STAND
+from allfours_env.actions import BEG, BID_BASE, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE, RUN, STAND
 from allfours_env.cards import cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import Rules
+from allfours_env.scoring import legal_bids
 
 _MAX_STEPS = 500
 AUTO = "auto"
@@ -73,6 +74,7 @@ AUTO = "auto"
 AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
 # Samples by trump selection and number of players where the game has no beg (round 2).
 AUTO_SAMPLES = {"stock_top": {2: 8}, "auction": {2: 20, 3: 16, 4: 16}}
+BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would not have made
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -158,21 +160,24 @@ class PIMCAgent(Agent):
         dealer_options = [RUN] if view.gift_blocked_after_beg() else [GIFT, RUN]
         gift_run = dict.fromkeys(dealer_options, 0.0)
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
-        worlds = 0
+        worlds = 0.0
+        others_bid = any(seat != view.seat for seat, _ in view.bids)
         for _ in range(samples):
             world = view.resample(self.rng)
-            worlds += 1
+            weight = self._bids_weight(world, view) if others_bid else 1.0
+            worlds += weight
             if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
                 solver, position = solve_position(world, side, self.max_nodes)
                 for card, value in solver.solve(*position).items():
-                    totals[PLAY_BASE + card] += value
+                    totals[PLAY_BASE + card] += weight * value
             elif view.phase == Phase.BEG:
                 totals[STAND] += self._value_after(world, [STAND], side)
                 for action in dealer_options:
                     gift_run[action] += self._value_after(world, [BEG, action], side)
             else:
+                solve = view.phase != Phase.BID
                 for action in legal:
-                    totals[action] += self._value_after(world, [action], side)
+                    totals[action] += weight * self._value_after(world, [action], side, solve=solve)
             if deadline is not None and time.perf_counter() > deadline:
                 break
         if view.phase == Phase.BEG:
@@ -180,6 +185,22 @@ class PIMCAgent(Agent):
         best = max(round(totals[a] / worlds, 9) for a in legal)
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
         return min(ties, key=lambda a: self._cost(a, view))
+
+    @staticmethod
+    def _bids_weight(world: Game, view: SeatView) -> float:
+        """How well a sampled deal explains the other players' bids (RD13): each bid that
+        :func:`~agents.heuristic.auction_bid` would have made from the sampled hand counts 1, each
+        other ``BID_MISMATCH`` — a soft model, so that bidders unlike the heuristic bot still leave
+        every deal some weight."""
+        rules, weight, high = view.rules, 1.0, 0
+        for seat, action in view.bids:
+            if seat != view.seat:
+                legal = legal_bids(rules, high, seat == view.dealer)
+                if auction_bid(SeatView(world, seat), legal, high) != action:
+                    weight *= BID_MISMATCH
+            if BID_BASE <= action < HOLD:
+                high = action - BID_BASE + 1
+        return weight
 
     def settings(self, rules: Rules) -> tuple[int, float | None]:
         """The (samples, gift_belief) this agent uses in a game under ``rules``: its options, with
@@ -219,10 +240,11 @@ class PIMCAgent(Agent):
             return False
         return sum(h.bit_count() for h in game.hands) <= self.exact_cards
 
-    def _value_after(self, world: Game, actions: list[int], side: int) -> float:
+    def _value_after(self, world: Game, actions: list[int], side: int, solve: bool = True) -> float:
         """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out: discards
         by :func:`~agents.heuristic.discard_keep`; trick play by the heuristic bot for every seat
-        until the hand is small enough, then solved exactly."""
+        until the hand is small enough, then solved exactly (with ``solve``; else played out by the
+        heuristic bot to the end)."""
         game = world.copy()
         before = list(game.scores)
         deal = len(game.decks)
@@ -236,7 +258,7 @@ class PIMCAgent(Agent):
                 hand, trump = game.hands[seat], game.trump
                 card = min(cards_of(hand), key=lambda c: (discard_keep(c, hand, trump), c))
                 game.apply(DISCARD_BASE + card)
-            elif game.phase == Phase.PLAY and game.trump >= 0 and self._small(game):
+            elif solve and game.phase == Phase.PLAY and game.trump >= 0 and self._small(game):
                 scored = side_value(before, game, side)
                 if abs(scored) >= WIN:
                     return scored
