@@ -64,6 +64,30 @@ def test_pimc_decides_the_same_when_only_hidden_cards_differ():
     assert decisions[0] == decisions[1]
 
 
+def test_pimc_bids_the_same_when_only_hidden_cards_differ_and_weights_deals_by_the_bids():
+    """auction_pitch, 3 players: player_2 deals; player_0 and player_1 have bid; player_2's bid
+    (and the weights of its sampled deals) depend on its hand and the public bids only."""
+    from agents.pimc import BID_MISMATCH, PIMCAgent
+
+    mine = "AH KH QH 2C 3D 4S".split()
+    others = [c for c in (r + s for s in "CDHS" for r in "23456789TJQKA") if c not in mine]
+    rng = random.Random(1)
+    decisions, weights = [], []
+    for _ in range(2):
+        rng.shuffle(others)
+        deck = stack_deck(3, 2, [others[:6], others[6:12], mine], rest=others[12:])
+        game = Game(Rules.make("auction_pitch", 3), dealer=2, decks=[deck])
+        game.apply(str_to_action("bid 2"))
+        game.apply(str_to_action("pass"))
+        view = SeatView(game, 2)
+        decisions.append(make_agent("pimc", seed=5, samples=6).act(None, view))
+        worlds = [view.resample(random.Random(k)) for k in range(6)]
+        weights.append([PIMCAgent._bids_weight(world, view) for world in worlds])
+    assert decisions[0] == decisions[1]
+    assert weights[0] == weights[1]  # the same resampled deals: only public facts shape the weights
+    assert set(weights[0]) <= {1.0, BID_MISMATCH, BID_MISMATCH**2}
+
+
 def test_pimc_is_deterministic_for_a_seed():
     rules = Rules.make("seven_up", 3)
     records = []
