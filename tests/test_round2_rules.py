@@ -58,7 +58,7 @@ ROUND2_TABLE = {
 
 
 @pytest.mark.parametrize("preset", sorted(ROUND2_TABLE))
-def test_RD30_round2_presets_match_the_knob_table(preset):
+def test_RD30_RD3_round2_presets_match_the_knob_table_partnerships_included(preset):
     rules = Rules.make(preset, ROUND2_TABLE[preset]["players"][-1])
     for knob, value in ROUND2_TABLE[preset].items():
         assert getattr(rules, knob) == value, knob
