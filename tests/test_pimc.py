@@ -80,12 +80,51 @@ def test_pimc_bids_the_same_when_only_hidden_cards_differ_and_weights_deals_by_t
         game.apply(str_to_action("bid 2"))
         game.apply(str_to_action("pass"))
         view = SeatView(game, 2)
-        decisions.append(make_agent("pimc", seed=5, samples=6).act(None, view))
+        decisions.append(make_agent("pimc", seed=5, samples=6, bids="search").act(None, view))
         worlds = [view.resample(random.Random(k)) for k in range(6)]
         weights.append([PIMCAgent._bids_weight(world, view) for world in worlds])
     assert decisions[0] == decisions[1]
     assert weights[0] == weights[1]  # the same resampled deals: only public facts shape the weights
     assert set(weights[0]) <= {1.0, BID_MISMATCH, BID_MISMATCH**2}
+
+
+def test_pimc_keeps_the_heuristic_bid_unless_another_beats_it_by_the_evidence_margin():
+    """The best of several noisy averages is biased upwards (pimc then overbids and is set back):
+    another bid replaces the heuristic's only when its paired advantage over the same deals exceeds
+    BID_EVIDENCE standard errors."""
+    from agents.heuristic import auction_bid
+    from agents.pimc import PIMCAgent
+
+    game = Game(Rules.make("auction_pitch", 2), seed=3)
+    view = SeatView(game, game.current_player)
+    legal = view.legal_actions()
+    default = auction_bid(view, legal, view.high_bid)
+    other = next(a for a in legal if a != default)
+
+    def deals(gains):  # every deal weighted 1; ``other`` gains ``gain`` over the default there
+        return [(1.0, {a: (gain if a == other else 0.0) for a in legal}) for gain in gains]
+
+    assert PIMCAgent._bid(view, legal, deals([3.0, -2.0, 2.5, -1.5, 1.0, -0.5])) == default  # noisy: +0.42
+    assert PIMCAgent._bid(view, legal, deals([1.0, 1.2, 0.8, 1.1, 0.9, 1.0])) == other  # consistent: +1.0
+    assert PIMCAgent._bid(view, legal, deals([-1.0] * 6)) == default
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pimc_bids_as_the_heuristic_by_default(seed):
+    from agents.heuristic import auction_bid
+
+    game = Game(Rules.make("auction_pitch", 3), seed=seed)
+    rng = random.Random(seed)
+    while game.phase_name == "bid":
+        view = SeatView(game, game.current_player)
+        legal = view.legal_actions()
+        assert make_agent("pimc", seed=seed).act(None, view) == auction_bid(view, legal, view.high_bid)
+        game.apply(rng.choice(legal))
+
+
+def test_pimc_rejects_an_unknown_bids_mode():
+    with pytest.raises(ValueError, match="bids must be one of heuristic, search, got 'magic'"):
+        make_agent("pimc:bids=magic")
 
 
 def test_pimc_is_deterministic_for_a_seed():
