@@ -6,7 +6,7 @@
 Every environment runs the same loop — ``agent_iter`` / ``last`` / a uniformly random legal action
 from the mask / ``step`` — in the same process: allfours behind PettingZoo's three standard wrappers
 (``env``) and bare (``raw_env``); PettingZoo's classic card games ``leduc_holdem`` and
-``texas_holdem`` where installed (``pip install 'pettingzoo[classic]'`` or ``rlcard``); and a
+``texas_holdem`` where installed (``pip install -e '.[bench]'``: rlcard and pygame); and a
 do-nothing AEC env behind the same three wrappers, the ceiling those wrappers leave. Repetitions
 are interleaved (every env once, then every env again), so that a shared machine's changing load
 hits them alike; medians of ``--repeats`` runs are printed, with ratios.
@@ -116,7 +116,7 @@ def candidates(preset: str, players: int):
     try:
         from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
     except Exception as err:  # rlcard missing
-        print(f"(PettingZoo classic card games unavailable: {err})")
+        print(f"(PettingZoo classic card games unavailable: {err}; pip install -e '.[bench]')")
     else:
         yield "pettingzoo leduc_holdem_v4", leduc_holdem_v4.env
         yield "pettingzoo texas_holdem_v4", texas_holdem_v4.env
