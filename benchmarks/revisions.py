@@ -26,10 +26,10 @@ import time
 from io import BytesIO
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from aec import steps_per_second  # noqa: E402  (benchmarks/aec.py, beside this script)
 
 import allfours_env  # noqa: E402
 
@@ -72,25 +72,8 @@ def engine_rate(module, preset: str, players: int, games: int, seed: int) -> flo
 
 
 def aec_rate(make, steps: int, seed: int) -> float:
-    """AEC steps per second of random legal play from the action mask."""
-    env = make(preset="seven_up", num_players=2)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    done = 0
-    start = time.perf_counter()
-    while done < steps:
-        for _ in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(observation["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            done += 1
-            if done >= steps:
-                break
-        env.reset()
-    return done / (time.perf_counter() - start)
+    """AEC steps per second of seven_up 2p (the loop of ``aec.py``)."""
+    return steps_per_second(make(preset="seven_up", num_players=2), steps, seed)
 
 
 def turn_about(measure, old_args: tuple, new_args: tuple, repeats: int) -> tuple[float, float]:
