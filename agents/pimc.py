@@ -47,8 +47,9 @@ Values are points for the agent's side minus the other sides' mean, scored in ``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
 search plays for the game, not just the hand.
 
-Options: ``bids`` (``"heuristic"`` or ``"search"``, see above), ``samples`` (deals per decision),
-``gift_belief`` (see above) — both ``"auto"`` by default,
+Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see above; stand/beg
+and gift/run are always searched); ``samples`` (deals per decision) and ``gift_belief`` (see above),
+both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
 for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players (measured over
 2,000 duplicate games against ``random``: 83.8% won, against 83.0% with 0.25 and 82.6% with 20
