@@ -85,8 +85,9 @@ def displayed_rows(result: TournamentResult) -> list[dict[str, Any]]:
     return rows
 
 
-def markdown(result: TournamentResult) -> str:
-    """The terminal report: a heading line, the leaderboard, the pairings and the points by kind."""
+def markdown(result: TournamentResult, kinds: bool = True) -> str:
+    """The terminal report: a heading line, the leaderboard, the pairings and (with ``kinds``) the
+    points by kind."""
     summary = result.summary()
     config = result.config()
     level = round(100 * summary["confidence"])
@@ -114,7 +115,7 @@ def markdown(result: TournamentResult) -> str:
         [False, False, True, True, True, True],
     )
     shown = kinds_of(result.rules)
-    kinds = _markdown_table(
+    by_kind = _markdown_table(
         ["agent", *(KIND_TITLES[k] for k in shown), "total"],
         [[a["agent"], *(_num(a["points_per_hand_by_kind"].get(k, 0.0)) for k in shown),
           _num(a["points_per_hand"])] for a in summary["agents"]],
@@ -122,15 +123,16 @@ def markdown(result: TournamentResult) -> str:
     )
     pairs = all(len(t["agents"]) == 2 for t in summary["tables"])
     against = "the opponent's" if pairs else "the mean of the opponents'"
-    return "\n\n".join([
+    parts = [
         head,
         "Leaderboard (rating: Bradley–Terry fit of all games, Elo scale)",
         leaderboard,
         f"{'Pairings' if pairs else 'Tables'} (duplicate deals; margin = points per hand minus {against})",
         pairings,
-        "Points per hand by kind",
-        kinds,
-    ]) + "\n"
+    ]
+    if kinds:
+        parts += ["Points per hand by kind", by_kind]
+    return "\n\n".join(parts) + "\n"
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
