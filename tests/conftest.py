@@ -62,3 +62,18 @@ def hand_scores(game: Game, deal: int = 0) -> list[int]:
         if d == deal:
             totals[side] += points
     return totals
+
+
+def exit_status(main, args) -> int:
+    """What a command line returns, or exits with (argparse exits on a usage error)."""
+    try:
+        return main(args)
+    except SystemExit as exit_:
+        return exit_.code
+
+
+def run_cli(main, args, capsys) -> tuple[int, str, str]:
+    """Run a command line's ``main(args)``: its exit status, stdout and stderr."""
+    code = exit_status(main, args)
+    out, err = capsys.readouterr()
+    return code, out, err

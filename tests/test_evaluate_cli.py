@@ -16,18 +16,14 @@ from pathlib import Path
 import pytest
 
 from allfours_env import replay
+from conftest import run_cli
 from evaluate.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(args, capsys):
-    try:
-        code = main(args)
-    except SystemExit as stop:  # argparse's own errors
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(main, args, capsys)
 
 
 def test_report_and_files(tmp_path, capsys):

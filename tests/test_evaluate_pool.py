@@ -7,18 +7,10 @@ import json
 
 import pytest
 
+from conftest import run_cli
 from evaluate.__main__ import main as evaluate_main
 from evaluate.pool import main as pool_main
 from evaluate.pool import pool
-
-
-def _run(main, args, capsys):
-    try:
-        code = main(args)
-    except SystemExit as stop:  # argparse's own errors
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +56,7 @@ def test_two_seeds_add_their_games_and_deal_groups(runs):
 
 
 def test_command_line_report_names_the_seeds_and_omits_points_by_kind(runs, capsys):
-    code, out, err = _run(pool_main, [str(runs["s0"]), str(runs["s1"])], capsys)
+    code, out, err = run_cli(pool_main, [str(runs["s0"]), str(runs["s1"])], capsys)
     assert code == 0, err
     assert "24 games (12 duplicate deal groups), seeds 0, 1 pooled" in out
     assert "| heuristic | random | 24 |" in out
@@ -72,24 +64,24 @@ def test_command_line_report_names_the_seeds_and_omits_points_by_kind(runs, caps
 
 
 def test_the_same_seed_twice_is_refused(runs, capsys):
-    code, out, err = _run(pool_main, [str(runs["s0"]), str(runs["s0"])], capsys)
+    code, out, err = run_cli(pool_main, [str(runs["s0"]), str(runs["s0"])], capsys)
     assert code == 2 and out == ""
     assert "both used seed 0" in err and len(err.strip().splitlines()) == 1
 
 
 def test_another_tournament_is_refused_naming_what_differs(runs, capsys):
-    code, _, err = _run(pool_main, [str(runs["s0"]), str(runs["other"])], capsys)
+    code, _, err = run_cli(pool_main, [str(runs["s0"]), str(runs["other"])], capsys)
     assert code == 2 and "its preset differs" in err and len(err.strip().splitlines()) == 1
 
 
 def test_missing_and_corrupt_folders_are_one_line(runs, tmp_path, capsys):
-    code, _, err = _run(pool_main, [str(tmp_path / "nowhere")], capsys)
+    code, _, err = run_cli(pool_main, [str(tmp_path / "nowhere")], capsys)
     assert code == 2 and "no results.json" in err
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "results.json").write_text((runs["s1"] / "results.json").read_text())
     (broken / "games.csv").write_text("game,table\n0,zero\n")
-    code, _, err = _run(pool_main, [str(runs["s0"]), str(broken)], capsys)
+    code, _, err = run_cli(pool_main, [str(runs["s0"]), str(broken)], capsys)
     assert code == 2 and "not a games file" in err and len(err.strip().splitlines()) == 1
-    code, _, err = _run(pool_main, [], capsys)
+    code, _, err = run_cli(pool_main, [], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1

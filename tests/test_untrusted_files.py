@@ -26,6 +26,7 @@ import pytest
 
 from agents import AgentError, make_agent
 from agents.play import main as play_main
+from conftest import exit_status
 from evaluate.__main__ import main as evaluate_main
 from train import average
 from train.__main__ import main as train_main
@@ -198,14 +199,6 @@ def _bad_inputs(run: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
         (["--set", *TINY, "imitation.teacher=random", f"imitation.dataset={dataset}", "--out", str(run)],
          "imitation.dataset"),
     ]
-
-
-def exit_status(main, args) -> int:
-    """What a command line returns, or exits with (argparse exits on a usage error)."""
-    try:
-        return main(args)
-    except SystemExit as exit_:
-        return exit_.code
 
 
 def test_every_bad_input_is_one_line_exit_2_and_changes_nothing(run, tmp_path, capsys):
