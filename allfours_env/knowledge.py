@@ -290,11 +290,13 @@ def _holds_the_first_draw(game: Game, seat: int) -> int:
     drawer = -1
     for kind, who, value in game.hand_log():
         if kind == EventKind.DRAW and drawer < 0:
-            drawer = -2 if who == seat else who
+            if who == seat:
+                return -1  # this seat drew it: the draws after it are any cards
+            drawer = who
         elif kind == EventKind.ACT and who == drawer and PLAY_BASE <= value < PASS:
             if (value - PLAY_BASE) // NUM_RANKS == game.trump:
                 return -1
-    return max(drawer, -1)
+    return drawer
 
 
 def _draw_hands(

@@ -183,3 +183,21 @@ def test_RD10_shasta_sam_resample_keeps_the_undrawn_top_a_trump():
     for _ in range(30):
         world = SeatView(game, game.current_player).resample(rng)
         assert world.deck[world.pos] // 13 == game.trump
+
+
+def test_RD10_shasta_sam_only_the_drawer_of_the_top_card_is_known_to_hold_a_trump():
+    # player_1 leads 7H, player_0 discards 2C: player_1 wins, draws the face-down top (2S, a trump:
+    # spades are trump), then player_0 draws 8D. player_1 knows player_0's draw was any card.
+    hands = ["2C 3C 4C 5C 6C 7C".split(), "2H 3H 4H 5H 6H 7H".split()]
+    rest = [c for c in PACK if c not in hands[0] + hands[1] + ["2S", "8D"]]
+    deck = stack_deck(2, 0, hands, rest=["2S", "8D", *rest])
+    game = Game(Rules.make("shasta_sam", 2), seed=0, dealer=0, decks=[deck])
+    game.apply(allfours_env.str_to_action("play 7H"))
+    game.apply(allfours_env.str_to_action("play 2C"))
+    assert game.hands[1] >> parse_card("2S") & 1 and game.hands[0] >> parse_card("8D") & 1
+    spades = sum(1 << c for c in range(39, 52))
+    rng = random.Random(0)
+    opponent_spades = [bool(SeatView(game, 1).resample(rng).hands[0] & spades) for _ in range(100)]
+    assert not all(opponent_spades)  # 12 spades among 44 hidden cards: often none in 6 (~13%)
+    drawer_spades = [bool(SeatView(game, 0).resample(rng).hands[1] & spades) for _ in range(100)]
+    assert all(drawer_spades)  # player_1 drew the trump and has played no trump since
