@@ -39,9 +39,10 @@ with full information, and plays the action with the best average value for its 
   seat — 26 tricks are too deep to solve — until the stock is empty, then the last six tricks are
   solved exactly (at most twelve cards). Over a face-down stock (shasta_sam) the unknown order of
   the draws makes these values too noisy for a plain argmax with 8 deals (it lost to ``heuristic``:
-  48.7% over 300 games, margin −0.112 a hand), so there the heuristic's card stays unless another
-  beats it by :data:`EVIDENCE` standard errors, as with the bids; with a face-up stock
-  (california_jack) the plain argmax won 71% and stays.
+  48.7% over 300 games, margin −0.112 a hand, measured before commit 63952aa made the samples of a
+  face-down stock unbiased), so there the heuristic's card stays unless another beats it by
+  :data:`EVIDENCE` standard errors, as with the bids (55.0% over 180 games after the fix); with a
+  face-up stock (california_jack) the plain argmax won 71% and stays.
 
 Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
