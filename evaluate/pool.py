@@ -132,8 +132,7 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int]]:
 
 def report(result: TournamentResult, seeds: Sequence[int]) -> str:
     """The Markdown report of a pooled result (no points by kind: see the module docstring)."""
-    text = markdown(result, kinds=False)
-    return text.replace(f"seed {result.seed},", f"seeds {', '.join(map(str, seeds))} pooled,", 1)
+    return markdown(result, kinds=False, seeds=f"seeds {', '.join(map(str, seeds))} pooled")
 
 
 def parser() -> argparse.ArgumentParser:

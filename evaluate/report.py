@@ -85,15 +85,16 @@ def displayed_rows(result: TournamentResult) -> list[dict[str, Any]]:
     return rows
 
 
-def markdown(result: TournamentResult, kinds: bool = True) -> str:
+def markdown(result: TournamentResult, kinds: bool = True, seeds: str | None = None) -> str:
     """The terminal report: a heading line, the leaderboard, the pairings and (with ``kinds``) the
-    points by kind."""
+    points by kind. ``seeds`` replaces the heading's "seed N" (pooled runs)."""
     summary = result.summary()
     config = result.config()
     level = round(100 * summary["confidence"])
+    seeds = seeds or f"seed {config['seed']}"
     head = (
         f"**{config['preset']}, {config['players']} players** — {summary['games_used']:,} games "
-        f"({summary['deal_groups_used']:,} duplicate deal groups), seed {config['seed']}, "
+        f"({summary['deal_groups_used']:,} duplicate deal groups), {seeds}, "
         f"intervals {level}%"
     )
     if result.interrupted:
