@@ -13,8 +13,9 @@ a new folder under ``runs/evaluate/`` (:mod:`evaluate.output`: a folder that hol
 refused unless ``--overwrite``; every input, the folder included, is checked before the first game).
 
 Exit status: 0 done; 2 bad input (one line on stderr naming the problem, nothing written); 1 a game
-failed (e.g. an agent chose an illegal action) or the results could not be written; 130 interrupted
-with Ctrl-C (the finished games are reported and saved).
+failed (e.g. an agent chose an illegal action: one line names the error and the game; the games that
+had finished are reported and saved) or the results could not be written; 130 interrupted with Ctrl-C
+(the finished games are reported and saved).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.cli import OneLineParser
+from evaluate.games import describe_failure
 from evaluate.output import OutputFolder
 from evaluate.schedule import SCHEDULES
 from evaluate.tournament import BACKENDS, Tournament, TournamentError
@@ -169,11 +171,15 @@ def _play_and_save(args: argparse.Namespace, tournament: Tournament,
               f"(whole deal groups of {seatings} seatings)", file=sys.stderr)
     try:
         result = tournament.run(workers=args.workers, progress=not args.quiet, backend=args.backend,
-                                address=args.ray or "")
-    except Exception as err:  # a game failed in an agent; say which, without a traceback
-        print(f"{PROG}: error: a game failed: {type(err).__name__}: {err}", file=sys.stderr)
+                                address=args.ray or "", on_error="stop")
+    except Exception as err:  # outside the games: say what, without a traceback
+        print(f"{PROG}: error: {describe_failure(err)}", file=sys.stderr)
         return 1, False
     if not result.games:
+        if result.error:
+            print(f"{PROG}: error: a game failed: {result.error}; no game had finished, nothing saved",
+                  file=sys.stderr)
+            return 1, False
         print(f"{PROG}: interrupted before any deal group finished; nothing to report", file=sys.stderr)
         return 130, False
     from evaluate.report import markdown, save
@@ -189,11 +195,14 @@ def _play_and_save(args: argparse.Namespace, tournament: Tournament,
         print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {folder.path}", file=sys.stderr)
     print(f"{PROG}: {len(result.games):,} games in {result.elapsed_s:.1f} s "
           f"({result.games_per_second:,.0f} games/s, {result.workers} worker(s))", file=sys.stderr)
-    if result.interrupted:
+    if result.interrupted or result.error:
         used = result.summary()["games_used"]
-        print(f"{PROG}: interrupted by Ctrl-C: kept {len(result.games):,} finished games of "
-              f"{result.planned_games:,} ({used:,} in complete deal groups are in the statistics)",
-              file=sys.stderr)
+        kept = (f"kept {len(result.games):,} finished games of {result.planned_games:,} ({used:,} in "
+                f"complete deal groups are in the statistics)")
+        if result.error:
+            print(f"{PROG}: error: a game failed: {result.error}; {kept}", file=sys.stderr)
+            return 1, saved
+        print(f"{PROG}: interrupted by Ctrl-C: {kept}", file=sys.stderr)
         return 130, saved
     return 0, saved
 

@@ -88,6 +88,12 @@ def summarize_game(game: Game, table: Table, group: int, seating: int, index: in
     )
 
 
+def describe_failure(err: BaseException) -> str:
+    """One line for an error that stopped a tournament, with the game :class:`GroupPlayer` noted."""
+    notes = "; ".join(getattr(err, "__notes__", ()))
+    return f"{type(err).__name__}: {err}" + (f" ({notes})" if notes else "")
+
+
 class GroupPlayer:
     """Plays whole deal groups: every seating of a table on the group's packs."""
 
@@ -140,8 +146,13 @@ class GroupPlayer:
             index = table.game_index(group, seating_number)
             players = self.players(seating)
             while True:
-                game = play_game(self.rules, players, seed=game_seed(self.seed, index), dealer=dealer,
-                                 decks=decks[:offer])
+                try:
+                    game = play_game(self.rules, players, seed=game_seed(self.seed, index), dealer=dealer,
+                                     decks=decks[:offer])
+                except Exception as err:
+                    err.add_note(f"in game {index}: table {table_index}, deal group {group}, "
+                                 f"seating {seating_number}, tournament seed {self.seed}")
+                    raise
                 used = len(game.decks)
                 if used <= offer:
                     break

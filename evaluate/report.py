@@ -4,7 +4,7 @@ game records as JSON lines, and the PNG plot (:mod:`evaluate.plot`).
 Files written by :func:`save` into the output folder:
 
 * ``results.json`` — ``config`` (agents, rules, seed, games...), ``statistics`` (every number of
-  :func:`evaluate.stats.summarize`) and ``run`` (workers, time, games/s, interrupted);
+  :func:`evaluate.stats.summarize`) and ``run`` (workers, time, games/s, interrupted, error);
 * ``agents.csv`` — the leaderboard, one row per agent; ``tables.csv`` — one row per agent per
   table (pairing); ``games.csv`` — one row per game;
 * ``records.jsonl`` — with ``records=True``: one line per game, its seats and its full game record
@@ -97,9 +97,10 @@ def markdown(result: TournamentResult, kinds: bool = True, seeds: str | None = N
         f"({summary['deal_groups_used']:,} duplicate deal groups), {seeds}, "
         f"intervals {level}%"
     )
-    if result.interrupted:
-        head += (f" — INTERRUPTED: {len(result.games):,} of {result.planned_games:,} games finished, "
-                 f"{summary['games_used']:,} in complete deal groups are used")
+    if result.interrupted or result.error:
+        head += (f" — {'STOPPED BY AN ERROR' if result.error else 'INTERRUPTED'}: {len(result.games):,} of "
+                 f"{result.planned_games:,} games finished, {summary['games_used']:,} in complete deal "
+                 f"groups are used")
     leaderboard = _markdown_table(
         ["rank", "agent", f"rating ({level}% CI)", "games", "win rate", "points/hand", "beg", "gift", "run"],
         [[str(a["rank"]), a["agent"], f"{a['rating']:.0f} ({a['rating_ci'][0]:.0f}–{a['rating_ci'][1]:.0f})",

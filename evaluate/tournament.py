@@ -23,7 +23,7 @@ from typing import Any
 from agents.base import Agent, AgentError, make_agent, parse_spec
 from agents.policy import warn_unfit
 from allfours_env.rules import Rules, RulesError
-from evaluate.games import GameSummary, GroupPlayer
+from evaluate.games import GameSummary, GroupPlayer, describe_failure
 from evaluate.parallel import run_in_pool, run_in_process
 from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
 from evaluate.stats import summarize
@@ -31,6 +31,8 @@ from evaluate.stats import summarize
 AgentSource = str | Agent
 #: Where the games run: this machine's processes, or Ray tasks (:mod:`evaluate.ray_backend`).
 BACKENDS = ("local", "ray")
+#: What :meth:`Tournament.run` does when a game raises: re-raise, or stop and keep the finished games.
+ON_ERROR = ("raise", "stop")
 
 
 class TournamentError(ValueError):
@@ -42,8 +44,10 @@ class TournamentResult:
     """The games of a tournament and everything needed to interpret them.
 
     ``games`` holds one :class:`~evaluate.games.GameSummary` per finished game, by game number.
-    ``interrupted`` is True when Ctrl-C stopped the run; the statistics then use the complete deal
-    groups that had finished. :meth:`summary` computes (once) every number the reports show.
+    ``interrupted`` is True when Ctrl-C stopped the run; ``error`` names the failure that stopped it
+    (``run(on_error="stop")``: "RuntimeError: ... (in game 17: ...)"), else None. The statistics of a
+    stopped run use the complete deal groups that had finished. :meth:`summary` computes (once)
+    every number the reports show.
     """
 
     labels: list[str]
@@ -56,6 +60,7 @@ class TournamentResult:
     tables: list[Table]
     games: list[GameSummary]
     interrupted: bool = False
+    error: str | None = None
     workers: int = 1
     elapsed_s: float = 0.0
     confidence: float = 0.95
@@ -99,6 +104,7 @@ class TournamentResult:
             "elapsed_s": self.elapsed_s,
             "games_per_s": self.games_per_second,
             "interrupted": self.interrupted,
+            "error": self.error,
             "games_finished": len(self.games),
         }
 
@@ -179,15 +185,19 @@ class Tournament:
         return sum(t.games for t in self.tables)
 
     def run(self, workers: int | None = 1, progress: bool | Callable[[int], None] = False,
-            backend: str = "local", address: str = "") -> TournamentResult:
+            backend: str = "local", address: str = "", on_error: str = "raise") -> TournamentResult:
         """Play every game, in this process (``workers=1``) or in ``workers`` processes; the result
         is the same either way. ``progress``: True for a tqdm bar on stderr, or a callable given
         the number of games just finished. Ctrl-C stops early and returns what finished.
         ``backend="ray"``: the deal groups run as Ray tasks (:mod:`evaluate.ray_backend`; ``address``
         as for :func:`~evaluate.ray_backend.init_ray`, ``workers`` tasks at once, None: the
-        cluster's CPUs) — the same result again."""
+        cluster's CPUs) — the same result again. A game that raises (an agent's bug, an illegal
+        action) raises here with a note naming the game (``on_error="raise"``), or stops the run and
+        returns the games that finished with :attr:`TournamentResult.error` set (``"stop"``)."""
         if backend not in BACKENDS:
             raise TournamentError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        if on_error not in ON_ERROR:
+            raise TournamentError(f"unknown on_error {on_error!r}: choose one of {', '.join(ON_ERROR)}")
         if not (_is_int(workers) and workers >= 1 or workers is None and backend == "ray"):
             raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
         groups = sum(t.groups for t in self.tables)
@@ -212,6 +222,7 @@ class Tournament:
                 progress(len(batch))
 
         start = time.perf_counter()
+        interrupted, error = False, None
         try:
             if backend == "ray":
                 from evaluate.ray_backend import run_on_ray
@@ -227,6 +238,10 @@ class Tournament:
             else:
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
                 interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games)
+        except Exception as err:
+            if on_error == "raise":
+                raise
+            error = describe_failure(err)
         finally:
             if bar is not None:
                 bar.close()
@@ -237,7 +252,8 @@ class Tournament:
             specs=[s if isinstance(s, str) else f"<{type(s).__name__} {s.name}>" for s in self.sources],
             rules=self.rules, seed=self.seed, games_per_table=self.games_per_table,
             table_size=self.table_size, schedule=self.schedule, tables=self.tables, games=games,
-            interrupted=interrupted, workers=workers, elapsed_s=elapsed, confidence=self.confidence,
+            interrupted=interrupted, error=error, workers=workers, elapsed_s=elapsed,
+            confidence=self.confidence,
         )
 
 

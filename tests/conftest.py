@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.base import Agent
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
 
@@ -77,3 +78,24 @@ def run_cli(main, args, capsys) -> tuple[int, str, str]:
     code = exit_status(main, args)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+class FailingAgent(Agent):
+    """A random player that raises ``error("agent crashed")`` during its game number ``stop + 1``
+    (KeyboardInterrupt stands for Ctrl-C)."""
+
+    name = "failing"
+
+    def __init__(self, stop, error=RuntimeError, seed=None):
+        super().__init__(seed)
+        self.stop, self.error, self.games = stop, error, 0
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.games += 1
+
+    def act(self, observation, view):
+        if self.games > self.stop:
+            raise self.error("agent crashed")
+        legal = view.legal_actions()
+        return legal[self.rng.randrange(len(legal))]

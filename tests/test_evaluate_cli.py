@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.base import _REGISTRY
 from allfours_env import replay
-from conftest import run_cli
+from conftest import FailingAgent, run_cli
 from evaluate.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,14 +237,26 @@ def test_default_folder_names_are_safe_paths():
                         7) == "ppo-runs-a-b-model.zip-vs-pimc-samples=8-vs-random-2-trinidad-4p-seed7"
 
 
-def test_a_run_that_saves_nothing_leaves_no_folder_behind(tmp_path, capsys, monkeypatch):
+def test_a_run_whose_first_game_fails_saves_nothing_and_leaves_no_folder(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    from evaluate.tournament import Tournament
-
-    def fail(self, *args, **kwargs):
-        raise RuntimeError("agent crashed")
-
-    monkeypatch.setattr(Tournament, "run", fail)
-    code, _, err = _run(["random", "random", "--games", "2", "--quiet"], capsys)
-    assert code == 1 and "a game failed: RuntimeError: agent crashed" in err
+    monkeypatch.setitem(_REGISTRY, "failing", FailingAgent)
+    code, _, err = _run(["failing:stop=0", "random", "--games", "4", "--workers", "1", "--quiet"], capsys)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        "allfours-evaluate: error: a game failed: RuntimeError: agent crashed (in game 0: table 0, deal "
+        "group 0, seating 0, tournament seed 0); no game had finished, nothing saved")
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_failing_game_stops_the_run_and_saves_the_finished_deal_groups(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(_REGISTRY, "failing", FailingAgent)
+    code, out, err = _run(["failing:stop=5", "random", "--games", "20", "--workers", "1", "--quiet",
+                           "--no-plot", "--out", str(tmp_path / "run")], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert ("error: a game failed: RuntimeError: agent crashed (in game 5: table 0, deal group 2, seating 1, "
+            "tournament seed 0); kept 4 finished games of 20 (4 in complete deal groups") in err
+    assert "STOPPED BY AN ERROR: 4 of 20 games finished" in out
+    data = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert data["run"]["error"].startswith("RuntimeError: agent crashed")
+    assert data["statistics"]["games_used"] == 4
+

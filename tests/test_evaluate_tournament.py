@@ -9,7 +9,8 @@ import pytest
 
 from agents.base import Agent
 from allfours_env import Game, Rules, replay, str_to_action
-from evaluate import TournamentError, run_tournament
+from conftest import FailingAgent
+from evaluate import Tournament, TournamentError, run_tournament
 from evaluate.games import GroupPlayer
 from evaluate.report import game_rows
 from evaluate.schedule import deal_group, make_tables, seatings
@@ -31,26 +32,6 @@ class LastLegal(Agent):
 
     def act(self, observation, view):
         return max(view.legal_actions())
-
-
-class Interrupting(Agent):
-    """A random player that presses Ctrl-C during its game number ``stop + 1``."""
-
-    name = "interrupting"
-
-    def __init__(self, stop, seed=None):
-        super().__init__(seed)
-        self.stop, self.games = stop, 0
-
-    def reset(self, seed=None):
-        super().reset(seed)
-        self.games += 1
-
-    def act(self, observation, view):
-        if self.games > self.stop:
-            raise KeyboardInterrupt
-        legal = view.legal_actions()
-        return legal[self.rng.randrange(len(legal))]
 
 
 def test_seatings_cover_every_side_equally():
@@ -150,13 +131,37 @@ def test_game_results_do_not_depend_on_packs_offered():
 
 
 def test_ctrl_c_keeps_finished_deal_groups():
-    result = run_tournament([Interrupting(stop=5), "random"], games=20, seed=0)
+    result = run_tournament([FailingAgent(stop=5, error=KeyboardInterrupt), "random"], games=20, seed=0)
     assert result.interrupted
     # games 1-5 finished; the 6th completed no deal group, so groups 0 and 1 (4 games) are used
     assert len(result.games) == 4 and [g.index for g in result.games] == [0, 1, 2, 3]
     summary = result.summary()
     assert summary["games_used"] == 4 and summary["deal_groups_used"] == 2
     assert result.to_dict()["run"]["interrupted"] is True
+
+
+def test_a_failing_game_raises_naming_the_game():
+    with pytest.raises(RuntimeError, match="agent crashed") as caught:
+        run_tournament([FailingAgent(stop=5), "random"], games=20, seed=3)
+    assert caught.value.__notes__ == ["in game 5: table 0, deal group 2, seating 1, tournament seed 3"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_game_can_stop_the_run_keeping_finished_deal_groups(workers):
+    tournament = Tournament([FailingAgent(stop=5), "random"], games=20, seed=3)
+    result = tournament.run(workers=workers, on_error="stop")
+    assert result.error.startswith("RuntimeError: agent crashed (in game ") and not result.interrupted
+    if workers == 1:  # one agent object plays the games in order: games 0-4 finish, 5 fails
+        assert result.error.endswith("(in game 5: table 0, deal group 2, seating 1, tournament seed 3)")
+        assert [g.index for g in result.games] == [0, 1, 2, 3]
+    groups = {g.group for g in result.games}
+    assert result.summary()["deal_groups_used"] == len(groups) < 10
+    assert result.to_dict()["run"]["error"] == result.error
+
+
+def test_on_error_is_checked():
+    with pytest.raises(TournamentError, match="unknown on_error 'ignore': choose one of raise, stop"):
+        Tournament(["random", "random"], games=2).run(on_error="ignore")
 
 
 def test_api_accepts_labels_and_agent_objects():
@@ -207,7 +212,8 @@ def test_a_billion_games_are_streamed_not_listed():
 
     tracemalloc.start()
     try:
-        result = run_tournament([Interrupting(stop=5), "random"], games=1_000_000_000, seed=0)
+        result = run_tournament([FailingAgent(stop=5, error=KeyboardInterrupt), "random"],
+                                games=1_000_000_000, seed=0)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -37,6 +37,19 @@ def test_unreachable_cluster_is_one_line_and_exit_2(capsys):
     assert len(err) == 1 and "cannot reach Ray at 127.0.0.1:1" in err[0]
 
 
+def test_a_failing_game_on_ray_stops_the_run_naming_the_game(monkeypatch):
+    from conftest import FailingAgent
+    from evaluate import Tournament
+
+    # the Ray workers import FailingAgent's module (conftest) from the tests folder
+    tests = str(Path(__file__).parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")])))
+    tournament = Tournament([FailingAgent(stop=3), "random"], games=20, seed=3)
+    result = tournament.run(backend="ray", workers=2, on_error="stop")
+    assert result.error.startswith("RuntimeError: agent crashed (in game ")
+    assert result.error.endswith(", tournament seed 3)") and len(result.games) < 20
+
+
 def _stop(process: subprocess.Popen) -> None:
     """End a `ray start --block` process and everything it started (its own process group)."""
     if process.poll() is not None:
