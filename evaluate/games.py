@@ -13,17 +13,20 @@ from typing import Any
 
 from agents.arena import play_game
 from agents.base import Agent, make_agent
-from allfours_env.actions import BEG, GIFT, RUN, STAND
+from allfours_env.actions import BEG, BID_BASE, GIFT, HOLD, MAX_BID, PASS, RUN, STAND
 from allfours_env.cards import pack_size
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
 from allfours_env.rules import Rules
+from allfours_env.scoring import auction_result
 from allfours_env.seeding import derive_seed
 from evaluate.schedule import Table, deal_group, game_seed
 
-#: Decision counts kept per side, in this order.
-DECISIONS = ("stand", "beg", "gift", "run")
-_DECISION_SLOT = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3}
+#: Decision counts kept per side, in this order (every bid of 1 .. MAX_BID counts as a ``bid``).
+DECISIONS = ("stand", "beg", "gift", "run", "pass", "bid", "hold")
+_DECISION_SLOT = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3, PASS: 4, HOLD: 6} | {
+    BID_BASE + k: 5 for k in range(MAX_BID)}
+_AUCTION_ACTIONS = frozenset({PASS, HOLD, *range(BID_BASE, BID_BASE + MAX_BID)})
 
 
 @dataclass(slots=True)
@@ -32,8 +35,10 @@ class GameSummary:
 
     ``sides[side]`` is the agent index holding that side; ``hands`` counts hands played (a hand
     thrown in for an exhausted pack and its redeal count as one; the last, interrupted hand counts);
-    ``awards[kind][side]`` sums the points of each kind; ``decisions[side]`` counts the stand, beg,
-    gift and run decisions of that side's seats.
+    ``awards[kind][side]`` sums the points of each kind; ``decisions[side]`` counts the decisions of
+    that side's seats by :data:`DECISIONS`; ``contracts[side]`` is ``(won, made, points)`` of the
+    auctions that side won with a bid (RD13–RD15: a contract of 0 after four passes is no contract;
+    made: no setback, RD18; points: the contracts summed), or None where unknown (pooled games).
     """
 
     index: int
@@ -46,13 +51,14 @@ class GameSummary:
     hands: int
     deals: int
     awards: dict[str, tuple[int, ...]]
-    decisions: tuple[tuple[int, int, int, int], ...]
+    decisions: tuple[tuple[int, ...], ...]
+    contracts: tuple[tuple[int, int, int], ...] | None
     record: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_tuple(self) -> tuple:
         """The fields as a plain tuple: pickles several times faster (worker → main process)."""
         return (self.index, self.table, self.group, self.seating, self.sides, self.scores, self.winner,
-                self.hands, self.deals, self.awards, self.decisions, self.record)
+                self.hands, self.deals, self.awards, self.decisions, self.contracts, self.record)
 
     @property
     def winning_agent(self) -> int:
@@ -68,7 +74,7 @@ def summarize_game(game: Game, table: Table, group: int, seating: int, index: in
     awards: dict[str, list[int]] = {}
     for _, kind, side, points in game.awards:
         awards.setdefault(kind, [0] * num_sides)[side] += points
-    decisions = [[0, 0, 0, 0] for _ in range(num_sides)]
+    decisions = [[0] * len(DECISIONS) for _ in range(num_sides)]
     for kind, seat, value in game.log:
         if kind == EventKind.ACT and value in _DECISION_SLOT:
             decisions[rules.side_of(seat)][_DECISION_SLOT[value]] += 1
@@ -83,9 +89,43 @@ def summarize_game(game: Game, table: Table, group: int, seating: int, index: in
         hands=game.hand_number + 1,
         deals=len(game.decks),
         awards={kind: tuple(points) for kind, points in awards.items()},
-        decisions=tuple(tuple(d) for d in decisions),  # type: ignore[misc]
+        decisions=tuple(tuple(d) for d in decisions),
+        contracts=contracts_of(game),
         record=game.record() if keep_record else None,
     )
+
+
+def contracts_of(game: Game) -> tuple[tuple[int, int, int], ...]:
+    """Per side ``(won, made, points)`` of the auctions it won with a bid in ``game`` (see
+    :class:`GameSummary`); zeros without an auction. Every hand's auction is read back from the log
+    and settled by the engine's own :func:`~allfours_env.scoring.auction_result`."""
+    rules = game.rules
+    contracts = [[0, 0, 0] for _ in range(rules.num_sides)]
+    if rules.trump_selection != "auction":
+        return tuple(tuple(c) for c in contracts)  # type: ignore[misc]
+    bids: list[tuple[int, int]] = []
+    set_back = False
+
+    def settle_hand() -> None:
+        pitcher, contract = auction_result(bids, -1)
+        if contract:
+            tally = contracts[rules.side_of(pitcher)]
+            tally[0] += 1
+            tally[1] += not set_back
+            tally[2] += contract
+
+    for kind, seat, value in game.log:
+        if kind == EventKind.DEAL:
+            if bids:
+                settle_hand()
+            bids, set_back = [], False
+        elif kind == EventKind.ACT and value in _AUCTION_ACTIONS:
+            bids.append((seat, value))
+        elif kind == EventKind.AWARD and value[0] == "setback":
+            set_back = True
+    if bids:
+        settle_hand()
+    return tuple(tuple(c) for c in contracts)  # type: ignore[misc]
 
 
 def describe_failure(err: BaseException) -> str:

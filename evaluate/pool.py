@@ -32,7 +32,7 @@ from typing import Any
 
 from agents.cli import OneLineParser
 from allfours_env.rules import Rules, RulesError
-from evaluate.games import GameSummary
+from evaluate.games import DECISIONS, GameSummary
 from evaluate.report import markdown
 from evaluate.schedule import make_tables
 from evaluate.tournament import TournamentResult
@@ -77,7 +77,7 @@ def read_games(folder: Path, labels: Sequence[str], sides: int, first_index: int
                     sides=tuple(labels.index(row[f"side{s}_agent"]) for s in range(sides)),
                     scores=tuple(int(row[f"side{s}_score"]) for s in range(sides)),
                     winner=int(row["winner_side"]), hands=int(row["hands"]), deals=int(row["deals"]),
-                    awards={}, decisions=((0, 0, 0, 0),) * sides,
+                    awards={}, decisions=((0,) * len(DECISIONS),) * sides, contracts=None,
                 ))
     except FileNotFoundError:
         raise PoolError(f"{folder}: no games.csv — was that tournament saved (not --no-save)?") from None

@@ -33,6 +33,24 @@ KIND_TITLES = {"high": "High", "low": "Low", "jack": "Jack", "nine": "Nine", "jo
                "turnup": "turn-up", "gift": "gift", "void": "void", "setback": "setback"}
 
 
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+#: The decision columns of the leaderboard by how trump is chosen: (title, statistic, format).
+DECISION_COLUMNS = {
+    "turnup": (("beg", "beg_rate", _pct), ("gift", "gift_rate", _pct), ("run", "run_rate", _pct)),
+    "auction": (("bid", "bid_rate", _pct), ("contracts", "contract_rate", _pct), ("made", "made_rate", _pct),
+                ("mean contract", "mean_contract", lambda v: "–" if v is None else f"{v:.2f}")),
+}
+
+
 def kinds_of(rules: Rules) -> tuple[str, ...]:
     """The kinds of point a game under ``rules`` can award, in the order the report shows them:
     the hand's points in scoring order (the jack's column holds the hang jack too), then the turn-up,
@@ -42,20 +60,10 @@ def kinds_of(rules: Rules) -> tuple[str, ...]:
     return (*rules.scoring_order, *extra)
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
 def _interval_pct(value: float | None, ci: Sequence[float] | None) -> str:
     if value is None or ci is None:
         return "–"
     return f"{100 * value:.1f}% ({100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
-
-
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
 def _interval(value: float | None, ci: Sequence[float] | None, signed: bool = False) -> str:
@@ -101,12 +109,14 @@ def markdown(result: TournamentResult, kinds: bool = True, seeds: str | None = N
         head += (f" — {'STOPPED BY AN ERROR' if result.error else 'INTERRUPTED'}: {len(result.games):,} of "
                  f"{result.planned_games:,} games finished, {summary['games_used']:,} in complete deal "
                  f"groups are used")
+    decisions = DECISION_COLUMNS.get(result.rules.trump_selection, ())
     leaderboard = _markdown_table(
-        ["rank", "agent", f"rating ({level}% CI)", "games", "win rate", "points/hand", "beg", "gift", "run"],
+        ["rank", "agent", f"rating ({level}% CI)", "games", "win rate", "points/hand",
+         *(title for title, _, _ in decisions)],
         [[str(a["rank"]), a["agent"], f"{a['rating']:.0f} ({a['rating_ci'][0]:.0f}–{a['rating_ci'][1]:.0f})",
-          f"{a['games']:,}", _pct(a["win_rate"]), _num(a["points_per_hand"]), _pct(a["beg_rate"]),
-          _pct(a["gift_rate"]), _pct(a["run_rate"])] for a in summary["agents"]],
-        [True, False, True, True, True, True, True, True, True],
+          f"{a['games']:,}", _pct(a["win_rate"]), _num(a["points_per_hand"]),
+          *(show(a[key]) for _, key, show in decisions)] for a in summary["agents"]],
+        [True, False, *([True] * (4 + len(decisions)))],
     )
     pairings = _markdown_table(
         ["agent", "vs", "games", f"win rate ({level}% CI)", "points/hand", f"margin/hand ({level}% CI)"],

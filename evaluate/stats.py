@@ -16,6 +16,10 @@ Definitions (per agent, at one table or over all its games):
   game, turnup, gift, void (negative: points cancelled with a voided hand).
 * **beg rate** — begs / (stand or beg decisions); **gift rate** and **run rate** — gifts, runs /
   (gift-or-run decisions); a run forced by a blocked gift counts as a run.
+* auction presets: **bid rate** — bids and holds / (pass, bid or hold decisions); **contract rate**
+  — auctions won with a bid / side-hands (a contract of 0 after all passed, RD15, is none);
+  **made rate** — contracts made (not set back, RD18) / contracts; **mean contract** — the
+  contracts' average.
 
 Only complete deal groups enter the statistics (an interrupted run can leave one half played).
 """
@@ -93,10 +97,11 @@ def complete_games(tables: Sequence[Table], games: Sequence[GameSummary]) -> lis
 
 
 def tally(games: Sequence[GameSummary], agent: int) -> dict[str, Any]:
-    """Raw counts for ``agent`` over ``games``: games, wins, side-hands, points, points by kind and
-    decisions."""
+    """Raw counts for ``agent`` over ``games``: games, wins, side-hands, points, points by kind,
+    decisions and contracts (with the side-hands of the games that know them)."""
     tally: dict[str, Any] = {"games": 0, "wins": 0, "hands": 0, "points": 0, "kinds": {},
-                             "decisions": [0, 0, 0, 0]}
+                             "decisions": [0] * len(DECISIONS), "contract_hands": 0,
+                             "contracts": [0, 0, 0]}
     for game in games:
         held = [side for side, who in enumerate(game.sides) if who == agent]
         if not held:
@@ -110,6 +115,10 @@ def tally(games: Sequence[GameSummary], agent: int) -> dict[str, Any]:
         for side in held:
             for slot, count in enumerate(game.decisions[side]):
                 tally["decisions"][slot] += count
+            if game.contracts is not None:
+                tally["contract_hands"] += game.hands
+                for slot, count in enumerate(game.contracts[side]):
+                    tally["contracts"][slot] += count
     return tally
 
 
@@ -124,7 +133,8 @@ def describe(tally: dict[str, Any], confidence: float = 0.95) -> dict[str, Any]:
     kinds = dict(tally["kinds"])
     kinds["jack"] = kinds.get("jack", 0) + kinds.get("hang_jack", 0)
     order = list(KINDS) + sorted(set(kinds) - set(KINDS) - {"hang_jack"}) + ["hang_jack"]
-    stand, beg, gift, run = tally["decisions"]
+    stand, beg, gift, run, passes, bids, holds = tally["decisions"]
+    won, made, contract_points = tally["contracts"]
     return {
         "games": games,
         "wins": tally["wins"],
@@ -139,6 +149,11 @@ def describe(tally: dict[str, Any], confidence: float = 0.95) -> dict[str, Any]:
         "beg_rate": _rate(beg, stand + beg),
         "gift_rate": _rate(gift, gift + run),
         "run_rate": _rate(run, gift + run),
+        "bid_rate": _rate(bids + holds, passes + bids + holds),
+        "contracts": {"won": won, "made": made, "points": contract_points},
+        "contract_rate": _rate(won, tally["contract_hands"]) if passes + bids + holds else None,
+        "made_rate": _rate(made, won),
+        "mean_contract": _rate(contract_points, won),
     }
 
 

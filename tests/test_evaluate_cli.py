@@ -260,3 +260,18 @@ def test_a_failing_game_stops_the_run_and_saves_the_finished_deal_groups(tmp_pat
     assert data["run"]["error"].startswith("RuntimeError: agent crashed")
     assert data["statistics"]["games_used"] == 4
 
+
+
+@pytest.mark.parametrize(("preset", "columns"), [
+    ("seven_up", "| beg | gift | run |"),
+    ("auction_pitch", "| bid | contracts | made | mean contract |"),
+    ("california_jack", "| points/hand |"),
+])
+def test_the_leaderboard_shows_the_bidding_of_the_preset(preset, columns, capsys):
+    code, out, err = _run(["heuristic", "random", "--preset", preset, "--games", "10", "--workers", "1",
+                           "--no-save", "--quiet"], capsys)
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("| rank |"))
+    assert header.endswith(columns)
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    assert row.count("|") == header.count("|") and "| – |" not in row

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluate.games import GameSummary
+from evaluate.games import DECISIONS, GameSummary
 from evaluate.rating import expected_score, fit_ratings
 from evaluate.schedule import make_tables
 from evaluate.stats import (
@@ -66,11 +66,13 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert low < 6 / 8 < high
 
 
-def _game(index, group, seating, sides, scores, winner, hands=3, awards=None, decisions=None):
+def _game(index, group, seating, sides, scores, winner, hands=3, awards=None, decisions=(), contracts=None):
+    """A game summary; ``decisions[side]`` lists counts in DECISIONS order (missing ones are 0)."""
+    decisions = decisions or tuple(() for _ in sides)
     return GameSummary(
         index=index, table=0, group=group, seating=seating, sides=sides, scores=scores, winner=winner,
         hands=hands, deals=hands, awards=awards or {"high": scores}, record=None,
-        decisions=decisions or tuple((0, 0, 0, 0) for _ in sides),
+        decisions=tuple((*d, *[0] * (len(DECISIONS) - len(d))) for d in decisions), contracts=contracts,
     )
 
 
@@ -89,11 +91,39 @@ def test_describe_counts_kinds_and_decision_rates():
     assert a["points_by_kind"]["turnup"] == 3 and a["points_by_kind"]["gift"] == 0
     assert a["points_per_hand"] == pytest.approx(12 / 9)
     # agent 0: side 0 of game 0 (3 stand, 1 beg) and side 1 of game 1 (2 stand, 2 beg)
-    assert a["decisions"] == {"stand": 5, "beg": 3, "gift": 0, "run": 0}
+    assert a["decisions"] == {"stand": 5, "beg": 3, "gift": 0, "run": 0, "pass": 0, "bid": 0, "hold": 0}
     assert a["beg_rate"] == pytest.approx(3 / 8) and a["gift_rate"] is None
     b = describe(tally(games, 1))
-    assert b["decisions"] == {"stand": 1, "beg": 2, "gift": 1, "run": 3}
+    assert b["decisions"] == {"stand": 1, "beg": 2, "gift": 1, "run": 3, "pass": 0, "bid": 0, "hold": 0}
     assert b["gift_rate"] == pytest.approx(1 / 4) and b["run_rate"] == pytest.approx(3 / 4)
+    assert b["bid_rate"] is None and b["contract_rate"] is None and b["made_rate"] is None
+
+
+def test_describe_counts_auction_rates():
+    no_beg = (0, 0, 0, 0)
+    games = [
+        _game(0, 0, 0, (0, 1), (11, 4), 0, hands=6, decisions=((*no_beg, 2, 3, 1), (*no_beg, 5, 1, 0)),
+              contracts=((4, 3, 9), (1, 0, 2))),
+        _game(1, 0, 1, (1, 0), (6, 11), 1, hands=4, decisions=((*no_beg, 1, 2, 0), (*no_beg, 4, 0, 0)),
+              contracts=((2, 2, 5), (0, 0, 0))),
+    ]
+    a = describe(tally(games, 0))  # side 0 of game 0 and side 1 of game 1
+    assert a["decisions"]["pass"] == 2 + 4 and a["decisions"]["bid"] == 3 and a["decisions"]["hold"] == 1
+    assert a["bid_rate"] == pytest.approx(4 / 10)
+    assert a["contracts"] == {"won": 4, "made": 3, "points": 9}
+    assert a["contract_rate"] == pytest.approx(4 / 10) and a["made_rate"] == pytest.approx(3 / 4)
+    assert a["mean_contract"] == pytest.approx(9 / 4)
+    b = describe(tally(games, 1))
+    assert b["contract_rate"] == pytest.approx(3 / 10) and b["made_rate"] == pytest.approx(2 / 3)
+    assert b["bid_rate"] == pytest.approx(3 / 9)
+
+
+def test_games_without_contract_counts_give_no_contract_rates():
+    """Pooled games (games.csv) know no contracts: their rates are unknown, not 0%."""
+    games = [_game(0, 0, 0, (0, 1), (11, 4), 0, decisions=((0, 0, 0, 0, 2, 3, 1), ()))]
+    a = describe(tally(games, 0))
+    assert a["bid_rate"] == pytest.approx(4 / 6)
+    assert a["contract_rate"] is None and a["made_rate"] is None and a["mean_contract"] is None
 
 
 def test_summary_uses_complete_deal_groups_only():

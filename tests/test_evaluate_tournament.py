@@ -3,15 +3,18 @@ counts; interruption; the Python API."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.base import Agent
 from allfours_env import Game, Rules, replay, str_to_action
 from conftest import FailingAgent
 from evaluate import Tournament, TournamentError, run_tournament
-from evaluate.games import GroupPlayer
+from evaluate.games import GroupPlayer, contracts_of
 from evaluate.report import game_rows
 from evaluate.schedule import deal_group, make_tables, seatings
 
@@ -242,3 +245,36 @@ def test_worker_pool_takes_deal_groups_from_the_stream_as_it_hands_them_out():
     interrupted = run_in_pool((rules, ["random", "random"], 0, tables, False), stream(), tables[0].groups,
                               2, on_games)
     assert interrupted and 0 < len(taken) <= 8  # the first chunks only: nothing listed up front
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       preset_players=st.sampled_from([("auction_pitch", 2), ("auction_pitch", 4), ("pitch_with_joker", 3)]))
+def test_contracts_agree_with_the_engines_own_pitcher_contract_and_setbacks(seed, preset_players):
+    """contracts_of reads the auctions back from the log; the engine's live state says the same."""
+    preset, players = preset_players
+    rules = Rules.make(preset, players)
+    game = Game(rules, seed=seed)
+    rng = random.Random(seed)
+    contracts = {}  # deal -> (pitcher's side, contract), as the engine held them during play
+    while not game.is_over and game.hand_number < 12:
+        if game.phase_name == "play":
+            contracts[len(game.decks) - 1] = (rules.side_of(game.pitcher), game.contract)
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    set_back = {(deal, side) for deal, kind, side, _ in game.awards if kind == "setback"}
+    expected = [[0, 0, 0] for _ in range(rules.num_sides)]
+    for deal, (side, contract) in contracts.items():
+        if contract:
+            expected[side][0] += 1
+            expected[side][1] += (deal, side) not in set_back
+            expected[side][2] += contract
+    assert contracts_of(game) == tuple(map(tuple, expected))
+    assert sum(won for won, _, _ in contracts_of(game)) > 0
+
+
+def test_contracts_are_zeros_without_an_auction():
+    game = Game(Rules.make("all_fours", 2), seed=0)
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    assert contracts_of(game) == ((0, 0, 0), (0, 0, 0))
