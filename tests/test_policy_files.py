@@ -204,6 +204,11 @@ def test_trusted_conversion_of_an_old_model_and_run_gives_the_same_network_and_r
     assert agent.trained_for == SEVEN_UP_2P and "converted_from" in agent.metadata
     assert convert_main([str(run / "model.zip"), "--trust", "--out", str(tmp_path / "m.npz")]) == 2
     assert "already exists" in capsys.readouterr().err
+    old_json = (run / "model.json").read_bytes()
+    assert convert_main([str(run / "model.zip"), "--trust"]) == 0  # as the help's first example
+    assert f"into {run / 'model-converted.npz'}" in capsys.readouterr().out
+    assert make_agent(f"ppo:{run / 'model-converted.npz'}").trained_for == SEVEN_UP_2P
+    assert (run / "model.json").read_bytes() == old_json
 
     new = tmp_path / "new_run"
     assert convert_main([str(run), "--trust", "--out", str(new)]) == 0

@@ -5,13 +5,14 @@ Policies and checkpoints used to be Stable-Baselines3 ``.zip`` files, and oppone
 author put in it**. No other tool of this project opens them. This command does — only with
 ``--trust``, and only for files whose source you trust (ones you trained yourself)::
 
-    python -m train.convert old_model.zip --trust                 # -> old_model.npz + old_model.json
+    python -m train.convert old_model.zip --trust       # -> old_model-converted.npz + its .json
     python -m train.convert old_model.zip --trust --out policy.npz --preset seven_up --players 2
     python -m train.convert runs/old_run --trust --out runs/old_run_v2   # a whole run, to resume it
 
 A model ``.zip`` becomes a policy file (:mod:`agents.policy_file`); the game it was trained for
 comes from the ``.json`` beside it (its ``config``) or from ``--preset``/``--players``, and the rest
-of that JSON is kept. A run folder becomes a new run folder: every checkpoint with its optimiser
+of that JSON is kept (which is why the default output is ``<name>-converted.npz``: its own JSON
+must not take the old one's place). A run folder becomes a new run folder: every checkpoint with its optimiser
 state and opponent pool, ``model.zip``, and the files that need no conversion (config, learning
 curve, final evaluation, TensorBoard logs). Nothing existing is overwritten.
 """
@@ -135,13 +136,19 @@ def convert_run(source: Path, out: Path) -> list[Path]:
 
 
 
+def default_policy_path(source: Path) -> Path:
+    """Where a converted model goes without ``--out``: ``NAME-converted.npz`` beside ``NAME.zip``, so
+    that its JSON does not collide with the old model's ``NAME.json`` (read, kept, never replaced)."""
+    return source.with_name(f"{source.stem}-converted{policy_file.SUFFIX}")
+
+
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="an old model .zip, or an old run folder")
     p.add_argument("--trust", action="store_true",
                    help="required: converting unpickles the files, which runs any code they hold")
     p.add_argument("--out", help="the policy file (.npz) or, for a run, the new run folder "
-                                 "(default for a model: the same name with .npz)")
+                                 "(default for a model: NAME-converted.npz beside NAME.zip)")
     p.add_argument("--preset", help="the preset the model was trained for (default: from its JSON)")
     p.add_argument("--players", type=int, help="the players it was trained for (default: from its JSON)")
     return p
@@ -163,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             check_writable(out, "--out")
             written = convert_run(source, out)
         elif source.is_file():
-            out = Path(args.out) if args.out else source.with_suffix(policy_file.SUFFIX)
+            out = Path(args.out) if args.out else default_policy_path(source)
             if out.suffix != policy_file.SUFFIX:
                 raise ConfigError(f"--out {out}: a policy file ends in {policy_file.SUFFIX}")
             for path in (out, policy_file.metadata_path(out)):
