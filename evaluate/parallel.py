@@ -120,6 +120,7 @@ def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], 
             reply = _wait(done)
             in_flight -= 1
             if isinstance(reply, BaseException):
+                _keep_finished(done, on_games)
                 raise reply
             games, seconds, groups = reply
             per_group = seconds / groups
@@ -138,6 +139,17 @@ def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], 
                 pool.close()
             pool.join()
     return interrupted
+
+
+def _keep_finished(done: queue.SimpleQueue, on_games: Callable[[list[GameSummary]], None]) -> None:
+    """Before a game's error ends the run: pass on the chunks that had already come back."""
+    while True:
+        try:
+            reply = done.get_nowait()
+        except queue.Empty:
+            return
+        if not isinstance(reply, BaseException):
+            on_games([GameSummary(*game) for game in reply[0]])
 
 
 def _wait(done: queue.SimpleQueue) -> Any:

@@ -151,6 +151,7 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
                     try:
                         games, seconds, groups = ray.get(ref)
                     except ray.exceptions.RayTaskError as err:
+                        _keep_finished(ray, [r for r in ready if r is not ref] + in_flight, on_games)
                         cause = getattr(err, "cause", None)
                         raise (cause if isinstance(cause, BaseException) else err) from None
                     per_group = seconds / groups
@@ -168,3 +169,16 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
     finally:
         if started:
             ray.shutdown()
+
+
+def _keep_finished(ray: Any, refs: list[Any], on_games: Callable[[list[GameSummary]], None]) -> None:
+    """Before a game's error ends the run: pass on the chunks of ``refs`` that have already finished."""
+    if not refs:
+        return
+    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+    for ref in ready:
+        try:
+            games = ray.get(ref)[0]
+        except ray.exceptions.RayTaskError:
+            continue
+        on_games([GameSummary(*game) for game in games])

@@ -278,3 +278,18 @@ def test_contracts_are_zeros_without_an_auction():
     while not game.is_over:
         game.apply(game.legal_actions()[0])
     assert contracts_of(game) == ((0, 0, 0), (0, 0, 0))
+
+
+def test_chunks_back_before_a_failure_are_kept():
+    from queue import SimpleQueue
+
+    from evaluate.parallel import _keep_finished
+
+    player = GroupPlayer(Rules.make("seven_up", 2), ["random", "random"], 0, make_tables(2, 2, 4, 2))
+    finished = [game.to_tuple() for game in player.play_group(0, 1)]
+    done = SimpleQueue()
+    for reply in (RuntimeError("another worker's failure"), (finished, 0.1, 1)):
+        done.put(reply)
+    kept = []
+    _keep_finished(done, kept.extend)
+    assert [game.to_tuple() for game in kept] == finished and done.empty()
