@@ -27,6 +27,10 @@ DECISIONS = ("stand", "beg", "gift", "run", "pass", "bid", "hold")
 _DECISION_SLOT = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3, PASS: 4, HOLD: 6} | {
     BID_BASE + k: 5 for k in range(MAX_BID)}
 _AUCTION_ACTIONS = frozenset({PASS, HOLD, *range(BID_BASE, BID_BASE + MAX_BID)})
+#: The numbers of :attr:`GameSummary.contracts`, in order.
+CONTRACT_FIELDS = ("won", "made", "points")
+#: The decisions a game can hold, by how trump is chosen (none where the cards alone decide).
+DECISIONS_BY_SELECTION = {"turnup": DECISIONS[:4], "auction": DECISIONS[4:]}
 
 
 @dataclass(slots=True)

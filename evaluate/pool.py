@@ -14,8 +14,9 @@ hold the same tournament — agents, specs, preset, players, rules, table size a
 different seeds (the same seed twice would count the same deals twice). The report gives the
 leaderboard and the pairings over all complete deal groups (win rates with Wilson intervals,
 margins with bootstrap intervals over deal groups, as :mod:`evaluate.stats` computes them for one
-tournament). ``games.csv`` keeps no points by kind and no beg/gift/run counts, so those are not
-pooled (shown as "–").
+tournament), and the points by kind, the bidding (beg/gift/run; bid, contracts, made) likewise —
+unless a folder was written by a version whose ``games.csv`` kept only the scores: then those are
+left out (shown as "–", no table of points by kind).
 
 Exit status: 0 done; 2 bad input (one line on stderr naming the problem and the folder).
 """
@@ -27,12 +28,13 @@ import csv
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agents.cli import OneLineParser
 from allfours_env.rules import Rules, RulesError
-from evaluate.games import DECISIONS, GameSummary
+from evaluate.games import CONTRACT_FIELDS, DECISIONS, GameSummary
 from evaluate.report import markdown
 from evaluate.schedule import make_tables
 from evaluate.tournament import TournamentResult
@@ -62,33 +64,59 @@ def read_config(folder: Path) -> dict[str, Any]:
 
 
 def read_games(folder: Path, labels: Sequence[str], sides: int, first_index: int,
-               first_group: int) -> list[GameSummary]:
+               first_group: int) -> tuple[list[GameSummary], bool]:
     """The games of ``folder/games.csv`` (``sides`` sides held by agents of ``labels``), numbered
     from ``first_index`` and their deal groups from ``first_group`` (so that the deal groups of
-    different seeds stay apart)."""
+    different seeds stay apart), and whether the file holds the points by kind, decisions and
+    contracts of each side (files of older versions hold only scores)."""
     path = folder / "games.csv"
     games = []
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                games.append(GameSummary(
-                    index=first_index + len(games), table=int(row["table"]),
-                    group=first_group + int(row["group"]), seating=int(row["seating"]),
-                    sides=tuple(labels.index(row[f"side{s}_agent"]) for s in range(sides)),
-                    scores=tuple(int(row[f"side{s}_score"]) for s in range(sides)),
-                    winner=int(row["winner_side"]), hands=int(row["hands"]), deals=int(row["deals"]),
-                    awards={}, decisions=((0,) * len(DECISIONS),) * sides, contracts=None,
-                ))
+            reader = csv.DictReader(handle)
+            columns = reader.fieldnames or []
+            for row in reader:
+                games.append(_game(row, columns, labels, sides, first_index + len(games), first_group))
     except FileNotFoundError:
         raise PoolError(f"{folder}: no games.csv — was that tournament saved (not --no-save)?") from None
     except (OSError, UnicodeDecodeError, csv.Error, KeyError, TypeError, ValueError) as err:
         raise PoolError(f"{path}: not a games file of `python -m evaluate` ({err!r})") from None
-    return games
+    return games, any(column.startswith("side0_points_") for column in columns)
 
 
-def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int]]:
+def _game(row: dict[str, str], columns: Sequence[str], labels: Sequence[str], sides: int, index: int,
+          first_group: int) -> GameSummary:
+    """One row of ``games.csv`` (see :func:`evaluate.report.game_rows`) as a game summary; an empty
+    or missing count is 0, a kind nobody scored in the game is left out as the game left it out."""
+    def count(column: str) -> int:
+        return int(row.get(column) or 0)
+
+    kinds = [column.removeprefix("side0_points_") for column in columns if column.startswith("side0_points_")]
+    return GameSummary(
+        index=index, table=int(row["table"]), group=first_group + int(row["group"]),
+        seating=int(row["seating"]),
+        sides=tuple(labels.index(row[f"side{s}_agent"]) for s in range(sides)),
+        scores=tuple(int(row[f"side{s}_score"]) for s in range(sides)),
+        winner=int(row["winner_side"]), hands=int(row["hands"]), deals=int(row["deals"]),
+        awards={kind: tuple(count(f"side{s}_points_{kind}") for s in range(sides))
+                for kind in kinds if row[f"side0_points_{kind}"]},
+        decisions=tuple(tuple(count(f"side{s}_decisions_{name}") for name in DECISIONS)
+                        for s in range(sides)),
+        contracts=tuple(tuple(count(f"side{s}_contracts_{name}") for name in CONTRACT_FIELDS)
+                        for s in range(sides)) if "side0_contracts_won" in columns else None,
+    )
+
+
+def _without_details(game: GameSummary) -> GameSummary:
+    """``game`` with its points by kind, decisions and contracts unknown (pooled with a folder of
+    an older version, which kept none of them)."""
+    return replace(game, awards={}, decisions=((0,) * len(DECISIONS),) * len(game.sides), contracts=None)
+
+
+def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int], bool]:
     """One :class:`~evaluate.tournament.TournamentResult` holding the games of every folder (see the
-    module docstring for what must agree; its ``seed`` is the first folder's), and the seeds."""
+    module docstring for what must agree; its ``seed`` is the first folder's), the seeds, and
+    whether every folder kept the points by kind, decisions and contracts (else none are used)."""
     if not folders:
         raise PoolError("give at least one tournament folder")
     paths = [Path(folder) for folder in folders]
@@ -112,14 +140,18 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int]]:
     shape = make_tables(len(labels), rules.num_sides, 1, first["table_size"], first["schedule"])
     games: list[GameSummary] = []
     groups = 0
+    detailed = True
     for path in paths:
-        run = read_games(path, labels, rules.num_sides, len(games), groups)
+        run, details = read_games(path, labels, rules.num_sides, len(games), groups)
+        detailed = detailed and details
         for game in run:
             if not (0 <= game.table < len(shape) and 0 <= game.seating < len(shape[game.table].seatings)):
                 raise PoolError(f"{path / 'games.csv'}: game {game.index - len(games)} names table "
                                 f"{game.table}, seating {game.seating}, which this tournament lacks")
         games += run
         groups = max((game.group for game in run), default=groups - 1) + 1
+    if not detailed:
+        games = [_without_details(game) for game in games]
     per_table = groups * len(shape[0].seatings)
     tables = make_tables(len(labels), rules.num_sides, per_table, first["table_size"], first["schedule"])
     result = TournamentResult(
@@ -127,12 +159,13 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int]]:
         games_per_table=per_table, table_size=first["table_size"], schedule=first["schedule"],
         tables=tables, games=games,
     )
-    return result, [config["seed"] for config in configs]
+    return result, [config["seed"] for config in configs], detailed
 
 
-def report(result: TournamentResult, seeds: Sequence[int]) -> str:
-    """The Markdown report of a pooled result (no points by kind: see the module docstring)."""
-    return markdown(result, kinds=False, seeds=f"seeds {', '.join(map(str, seeds))} pooled")
+def report(result: TournamentResult, seeds: Sequence[int], detailed: bool = True) -> str:
+    """The Markdown report of a pooled result (without the points by kind unless ``detailed``: see
+    the module docstring)."""
+    return markdown(result, kinds=detailed, seeds=f"seeds {', '.join(map(str, seeds))} pooled")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -147,11 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = parser().parse_args(argv)
     try:
-        result, seeds = pool(args.folders)
+        result, seeds, detailed = pool(args.folders)
     except PoolError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 2
-    print(report(result, seeds), end="")
+    print(report(result, seeds, detailed), end="")
     return 0
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from allfours_env.rules import Rules
+from evaluate.games import CONTRACT_FIELDS, DECISIONS, DECISIONS_BY_SELECTION
 from evaluate.tournament import TournamentResult
 
 #: Every file :func:`save` may write, in this order.
@@ -176,8 +177,13 @@ def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def game_rows(result: TournamentResult) -> list[dict[str, Any]]:
-    """One row per game: its place in the schedule, who held each side, scores, winner, hands."""
+    """One row per game: its place in the schedule, who held each side, scores, winner, hands, and
+    per side its points by kind (``side0_points_high``; a kind nobody scored in a game is empty),
+    the preset's decisions (``side0_decisions_beg``) and in an auction its contracts
+    (``side0_contracts_won``/``_made``/``_points``) — everything :mod:`evaluate.pool` needs."""
     labels = result.labels
+    decisions = [(DECISIONS.index(name), name)
+                 for name in DECISIONS_BY_SELECTION.get(result.rules.trump_selection, ())]
     rows = []
     for game in result.games:
         row: dict[str, Any] = {"game": game.index, "table": game.table, "group": game.group,
@@ -188,6 +194,14 @@ def game_rows(result: TournamentResult) -> list[dict[str, Any]]:
             row[f"side{side}_score"] = score
         row |= {"winner_side": game.winner, "winner_agent": labels[game.winning_agent],
                 "hands": game.hands, "deals": game.deals}
+        for side in range(len(game.sides)):
+            for kind, points in game.awards.items():
+                row[f"side{side}_points_{kind}"] = points[side]
+            for slot, name in decisions:
+                row[f"side{side}_decisions_{name}"] = game.decisions[side][slot]
+            if game.contracts is not None and result.rules.trump_selection == "auction":
+                for name, count in zip(CONTRACT_FIELDS, game.contracts[side]):
+                    row[f"side{side}_contracts_{name}"] = count
         rows.append(row)
     return rows
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from allfours_env.seeding import derive_seed
-from evaluate.games import DECISIONS, GameSummary
+from evaluate.games import CONTRACT_FIELDS, DECISIONS, GameSummary
 from evaluate.rating import fit_ratings
 from evaluate.schedule import Table
 
@@ -150,7 +150,7 @@ def describe(tally: dict[str, Any], confidence: float = 0.95) -> dict[str, Any]:
         "gift_rate": _rate(gift, gift + run),
         "run_rate": _rate(run, gift + run),
         "bid_rate": _rate(bids + holds, passes + bids + holds),
-        "contracts": {"won": won, "made": made, "points": contract_points},
+        "contracts": dict(zip(CONTRACT_FIELDS, tally["contracts"])),
         "contract_rate": _rate(won, tally["contract_hands"]) if passes + bids + holds else None,
         "made_rate": _rate(made, won),
         "mean_contract": _rate(contract_points, won),

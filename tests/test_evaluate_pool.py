@@ -3,6 +3,7 @@ tournament when given one, sums of the pieces when given several, one-line refus
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -19,7 +20,8 @@ def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("pool")
     folders = {}
     for name, extra in (("s0", ["--seed", "0"]), ("s1", ["--seed", "1", "--games", "14"]),
-                        ("other", ["--seed", "2", "--preset", "all_fours"])):
+                        ("other", ["--seed", "2", "--preset", "all_fours"]),
+                        ("auction", ["--seed", "3", "--preset", "auction_pitch"])):
         folders[name] = base / name
         args = ["random", "heuristic", "--games", "10", *extra, "--workers", "1", "--quiet", "--no-plot",
                 "--out", str(folders[name])]
@@ -27,22 +29,41 @@ def runs(tmp_path_factory):
     return folders
 
 
-def _pairing(statistics):
-    numbers = statistics["tables"][0]["results"][0]
-    return {key: numbers[key] for key in ("agent", "games", "wins", "win_rate", "win_rate_ci",
-                                          "points_per_hand", "margin_per_hand", "margin_per_hand_ci")}
+@pytest.mark.parametrize("name", ["s0", "auction"])
+def test_one_folder_gives_that_tournament_statistics(runs, name):
+    """Every number: win rates, margins, ratings, points by kind, beg/gift/run and the contracts."""
+    result, seeds, detailed = pool([runs[name]])
+    saved = json.loads((runs[name] / "results.json").read_text())
+    assert seeds == [saved["config"]["seed"]] and detailed
+    assert json.loads(json.dumps(result.summary())) == saved["statistics"]
 
 
-def test_one_folder_gives_that_tournament_statistics(runs):
-    result, seeds = pool([runs["s0"]])
-    saved = json.loads((runs["s0"] / "results.json").read_text())["statistics"]
-    assert seeds == [0]
-    assert _pairing(result.summary()) == _pairing(saved)
-    assert [a["rating"] for a in result.summary()["agents"]] == [a["rating"] for a in saved["agents"]]
+def _scores_only(folder, to):
+    """A copy of the tournament ``folder`` whose games.csv keeps only the scores (older versions)."""
+    to.mkdir()
+    (to / "results.json").write_text((folder / "results.json").read_text())
+    with (folder / "games.csv").open(newline="") as source, (to / "games.csv").open("w", newline="") as out:
+        reader = csv.DictReader(source)
+        kept = [c for c in reader.fieldnames if not any(f"_{part}_" in c for part in ("points", "decisions"))]
+        writer = csv.DictWriter(out, kept, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(reader)
+    return to
+
+
+def test_a_folder_of_scores_only_leaves_the_details_out(runs, tmp_path, capsys):
+    old = _scores_only(runs["s1"], tmp_path / "old")
+    result, _, detailed = pool([runs["s0"], old])
+    assert not detailed and result.summary()["games_used"] == 24
+    heuristic = next(a for a in result.summary()["agents"] if a["agent"] == "heuristic")
+    assert heuristic["beg_rate"] is None and heuristic["points_by_kind"]["high"] == 0
+    code, out, err = run_cli(pool_main, [str(runs["s0"]), str(old)], capsys)
+    assert code == 0, err
+    assert "Points per hand by kind" not in out and "| – | – | – |" in out
 
 
 def test_two_seeds_add_their_games_and_deal_groups(runs):
-    result, seeds = pool([runs["s0"], runs["s1"]])
+    result, seeds, _ = pool([runs["s0"], runs["s1"]])
     pieces = [json.loads((runs[name] / "results.json").read_text())["statistics"] for name in ("s0", "s1")]
     pooled = result.summary()
     assert seeds == [0, 1]
@@ -53,14 +74,18 @@ def test_two_seeds_add_their_games_and_deal_groups(runs):
         assert agent["wins"] == sum(a["wins"] for a in same)
         assert agent["points"] == sum(a["points"] for a in same)
         assert agent["hands"] == sum(a["hands"] for a in same)
+        assert agent["points_by_kind"] == {kind: sum(a["points_by_kind"].get(kind, 0) for a in same)
+                                           for kind in agent["points_by_kind"]}
+        assert agent["decisions"] == {name: sum(a["decisions"][name] for a in same)
+                                      for name in agent["decisions"]}
 
 
-def test_command_line_report_names_the_seeds_and_omits_points_by_kind(runs, capsys):
+def test_command_line_report_names_the_seeds_and_shows_points_by_kind(runs, capsys):
     code, out, err = run_cli(pool_main, [str(runs["s0"]), str(runs["s1"])], capsys)
     assert code == 0, err
     assert "24 games (12 duplicate deal groups), seeds 0, 1 pooled" in out
     assert "| heuristic | random | 24 |" in out
-    assert "Points per hand by kind" not in out
+    assert "Points per hand by kind" in out
 
 
 def test_the_same_seed_twice_is_refused(runs, capsys):
