@@ -6,7 +6,8 @@ the games of all pieces are one bigger sample of the same tournament::
 
     python -m evaluate pimc heuristic --preset shasta_sam --games 100 --seed 0 --out runs/ss0
     python -m evaluate pimc heuristic --preset shasta_sam --games 600 --seed 1 --out runs/ss1
-    python -m evaluate.pool runs/ss0 runs/ss1
+    python -m evaluate.pool runs/ss0 runs/ss1                  # prints the pooled report
+    python -m evaluate.pool runs/ss0 runs/ss1 --out runs/ss    # and saves it like one tournament
 
 Each folder is one written by ``python -m evaluate``: its ``results.json`` says what was played and
 its ``games.csv`` holds one row per game (both plain text, nothing is unpickled). The folders must
@@ -18,7 +19,11 @@ tournament), and the points by kind, the bidding (beg/gift/run; bid, contracts, 
 unless a folder was written by a version whose ``games.csv`` kept only the scores: then those are
 left out (shown as "–", no table of points by kind).
 
-Exit status: 0 done; 2 bad input (one line on stderr naming the problem and the folder).
+With ``--out`` the pooled result is saved as a tournament's (its ``results.json`` config lists the
+``pooled_seeds``), so it can be pooled again with runs of further seeds — never with one of its own.
+
+Exit status: 0 done; 2 bad input (one line on stderr naming the problem and the folder, nothing
+written); 1 the results could not be written.
 """
 
 from __future__ import annotations
@@ -35,9 +40,10 @@ from typing import Any
 from agents.cli import OneLineParser
 from allfours_env.rules import Rules, RulesError
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, GameSummary
-from evaluate.report import markdown
+from evaluate.output import OutputFolder
+from evaluate.report import markdown, save
 from evaluate.schedule import make_tables
-from evaluate.tournament import TournamentResult
+from evaluate.tournament import TournamentError, TournamentResult
 
 PROG = "allfours-evaluate-pool"
 #: The parts of ``results.json``'s config that must agree for tournaments to be pooled.
@@ -113,10 +119,11 @@ def _without_details(game: GameSummary) -> GameSummary:
     return replace(game, awards={}, decisions=((0,) * len(DECISIONS),) * len(game.sides), contracts=None)
 
 
-def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int], bool]:
+def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, bool]:
     """One :class:`~evaluate.tournament.TournamentResult` holding the games of every folder (see the
-    module docstring for what must agree; its ``seed`` is the first folder's), the seeds, and
-    whether every folder kept the points by kind, decisions and contracts (else none are used)."""
+    module docstring for what must agree; its ``seed`` is the first folder's, its ``pooled_seeds``
+    all of them), and whether every folder kept the points by kind, decisions and contracts (else
+    none are used)."""
     if not folders:
         raise PoolError("give at least one tournament folder")
     paths = [Path(folder) for folder in folders]
@@ -128,10 +135,11 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int], bo
             if config[key] != first[key]:
                 raise PoolError(f"{path} is another tournament than {paths[0]}: its {key} differs "
                                 f"({config[key]!r} vs {first[key]!r}); pool runs of one tournament only")
-        if config["seed"] in seen:
-            raise PoolError(f"{path} and {seen[config['seed']]} both used seed {config['seed']}: the same "
-                            "deals would count twice; pool runs of different seeds")
-        seen[config["seed"]] = path
+        for seed in seeds_of(config):
+            if seed in seen:
+                raise PoolError(f"{path} and {seen[seed]} both hold the games of seed {seed}: the same "
+                                "deals would count twice; pool runs of different seeds")
+            seen[seed] = path
     try:
         rules = Rules.from_dict(first["rules"])
     except (RulesError, TypeError, ValueError) as err:
@@ -157,15 +165,14 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, list[int], bo
     result = TournamentResult(
         labels=labels, specs=list(first["specs"]), rules=rules, seed=first["seed"],
         games_per_table=per_table, table_size=first["table_size"], schedule=first["schedule"],
-        tables=tables, games=games,
+        tables=tables, games=games, pooled_seeds=tuple(seen),
     )
-    return result, [config["seed"] for config in configs], detailed
+    return result, detailed
 
 
-def report(result: TournamentResult, seeds: Sequence[int], detailed: bool = True) -> str:
-    """The Markdown report of a pooled result (without the points by kind unless ``detailed``: see
-    the module docstring)."""
-    return markdown(result, kinds=detailed, seeds=f"seeds {', '.join(map(str, seeds))} pooled")
+def seeds_of(config: dict[str, Any]) -> list[int]:
+    """The seeds whose games a tournament folder holds: its own, or those it pooled."""
+    return list(config.get("pooled_seeds") or [config["seed"]])
 
 
 def parser() -> argparse.ArgumentParser:
@@ -173,6 +180,11 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Pool the games of tournaments played on different seeds "
                       "(folders written by `python -m evaluate`) and report them as one sample.")
     p.add_argument("folders", nargs="+", metavar="DIR", help="tournament folders (results.json, games.csv)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="also save the pooled result there (results.json, *.csv, results.png, as "
+                   "`python -m evaluate` does; it can be pooled again); refused if it holds results")
+    p.add_argument("--overwrite", action="store_true", help="let the pooled result replace those in --out")
+    p.add_argument("--no-plot", action="store_true", help="do not draw results.png")
     return p
 
 
@@ -180,11 +192,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = parser().parse_args(argv)
     try:
-        result, seeds, detailed = pool(args.folders)
-    except PoolError as err:
+        if args.overwrite and args.out is None:
+            raise PoolError("--overwrite replaces the results in --out DIR: give --out")
+        if args.out is not None and any(Path(args.out).resolve() == Path(f).resolve() for f in args.folders):
+            raise PoolError(f"--out {args.out} is one of the folders pooled: give a new folder")
+        result, detailed = pool(args.folders)
+        folder = OutputFolder.given(args.out, overwrite=args.overwrite) if args.out is not None else None
+    except (PoolError, TournamentError) as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 2
-    print(report(result, seeds, detailed), end="")
+    print(markdown(result, kinds=detailed), end="")
+    if folder is not None:
+        try:
+            paths = save(result, folder.path, plot=not args.no_plot)
+        except OSError as err:
+            print(f"{PROG}: error: cannot write results to {folder.path}: {err}", file=sys.stderr)
+            return 1
+        print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {folder.path}", file=sys.stderr)
     return 0
 
 

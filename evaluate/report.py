@@ -94,13 +94,14 @@ def displayed_rows(result: TournamentResult) -> list[dict[str, Any]]:
     return rows
 
 
-def markdown(result: TournamentResult, kinds: bool = True, seeds: str | None = None) -> str:
+def markdown(result: TournamentResult, kinds: bool = True) -> str:
     """The terminal report: a heading line, the leaderboard, the pairings and (with ``kinds``) the
-    points by kind. ``seeds`` replaces the heading's "seed N" (pooled runs)."""
+    points by kind. The heading names the seed, or the seeds of a pooled result."""
     summary = result.summary()
     config = result.config()
     level = round(100 * summary["confidence"])
-    seeds = seeds or f"seed {config['seed']}"
+    pooled = result.pooled_seeds
+    seeds = f"seeds {', '.join(map(str, pooled))} pooled" if pooled else f"seed {config['seed']}"
     head = (
         f"**{config['preset']}, {config['players']} players** — {summary['games_used']:,} games "
         f"({summary['deal_groups_used']:,} duplicate deal groups), {seeds}, "

@@ -46,8 +46,9 @@ class TournamentResult:
     ``games`` holds one :class:`~evaluate.games.GameSummary` per finished game, by game number.
     ``interrupted`` is True when Ctrl-C stopped the run; ``error`` names the failure that stopped it
     (``run(on_error="stop")``: "RuntimeError: ... (in game 17: ...)"), else None. The statistics of a
-    stopped run use the complete deal groups that had finished. :meth:`summary` computes (once)
-    every number the reports show.
+    stopped run use the complete deal groups that had finished. ``pooled_seeds`` lists the seeds of
+    the runs :mod:`evaluate.pool` joined (``seed`` is then the first; empty for one run).
+    :meth:`summary` computes (once) every number the reports show.
     """
 
     labels: list[str]
@@ -64,6 +65,7 @@ class TournamentResult:
     workers: int = 1
     elapsed_s: float = 0.0
     confidence: float = 0.95
+    pooled_seeds: tuple[int, ...] = ()
     _summary: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -95,7 +97,7 @@ class TournamentResult:
             "table_size": self.table_size,
             "schedule": self.schedule,
             "planned_games": self.planned_games,
-        }
+        } | ({"pooled_seeds": list(self.pooled_seeds)} if self.pooled_seeds else {})
 
     def run_info(self) -> dict[str, Any]:
         """How this run went (differs between runs of the same tournament)."""

@@ -32,9 +32,9 @@ def runs(tmp_path_factory):
 @pytest.mark.parametrize("name", ["s0", "auction"])
 def test_one_folder_gives_that_tournament_statistics(runs, name):
     """Every number: win rates, margins, ratings, points by kind, beg/gift/run and the contracts."""
-    result, seeds, detailed = pool([runs[name]])
+    result, detailed = pool([runs[name]])
     saved = json.loads((runs[name] / "results.json").read_text())
-    assert seeds == [saved["config"]["seed"]] and detailed
+    assert result.pooled_seeds == (saved["config"]["seed"],) and detailed
     assert json.loads(json.dumps(result.summary())) == saved["statistics"]
 
 
@@ -53,7 +53,7 @@ def _scores_only(folder, to):
 
 def test_a_folder_of_scores_only_leaves_the_details_out(runs, tmp_path, capsys):
     old = _scores_only(runs["s1"], tmp_path / "old")
-    result, _, detailed = pool([runs["s0"], old])
+    result, detailed = pool([runs["s0"], old])
     assert not detailed and result.summary()["games_used"] == 24
     heuristic = next(a for a in result.summary()["agents"] if a["agent"] == "heuristic")
     assert heuristic["beg_rate"] is None and heuristic["points_by_kind"]["high"] == 0
@@ -63,10 +63,10 @@ def test_a_folder_of_scores_only_leaves_the_details_out(runs, tmp_path, capsys):
 
 
 def test_two_seeds_add_their_games_and_deal_groups(runs):
-    result, seeds, _ = pool([runs["s0"], runs["s1"]])
+    result, _ = pool([runs["s0"], runs["s1"]])
     pieces = [json.loads((runs[name] / "results.json").read_text())["statistics"] for name in ("s0", "s1")]
     pooled = result.summary()
-    assert seeds == [0, 1]
+    assert result.pooled_seeds == (0, 1)
     assert pooled["games_used"] == sum(p["games_used"] for p in pieces) == 24
     assert pooled["deal_groups_used"] == sum(p["deal_groups_used"] for p in pieces) == 12
     for agent in pooled["agents"]:
@@ -91,7 +91,7 @@ def test_command_line_report_names_the_seeds_and_shows_points_by_kind(runs, caps
 def test_the_same_seed_twice_is_refused(runs, capsys):
     code, out, err = run_cli(pool_main, [str(runs["s0"]), str(runs["s0"])], capsys)
     assert code == 2 and out == ""
-    assert "both used seed 0" in err and len(err.strip().splitlines()) == 1
+    assert "both hold the games of seed 0" in err and len(err.strip().splitlines()) == 1
 
 
 def test_another_tournament_is_refused_naming_what_differs(runs, capsys):
@@ -110,3 +110,30 @@ def test_missing_and_corrupt_folders_are_one_line(runs, tmp_path, capsys):
     assert code == 2 and "not a games file" in err and len(err.strip().splitlines()) == 1
     code, _, err = run_cli(pool_main, [], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_a_saved_pool_is_a_tournament_folder_that_pools_again_but_never_with_its_own_seeds(
+        runs, tmp_path, capsys):
+    out = tmp_path / "pooled"
+    args = [str(runs["s0"]), str(runs["s1"]), "--out", str(out), "--no-plot"]
+    code, printed, err = run_cli(pool_main, args, capsys)
+    assert code == 0 and f"to {out}" in err
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["config"]["pooled_seeds"] == [0, 1] and saved["statistics"]["games_used"] == 24
+    again, _ = pool([out])
+    assert json.loads(json.dumps(again.summary())) == saved["statistics"]
+    assert run_cli(pool_main, [str(out)], capsys)[1] == printed  # the same report, read back
+    code, _, err = run_cli(pool_main, [str(out), str(runs["s1"])], capsys)
+    assert code == 2 and "both hold the games of seed 1" in err
+
+
+def test_pool_output_is_checked_before_anything_is_written(runs, tmp_path, capsys):
+    for args, message in (
+        ([str(runs["s0"]), "--out", str(runs["s0"])], "is one of the folders pooled"),
+        ([str(runs["s0"]), "--overwrite"], "give --out"),
+        ([str(runs["s0"]), "--out", str(runs["s1"])], "already holds results"),
+        ([str(runs["s0"]), str(runs["s0"]), "--out", str(tmp_path / "new")], "both hold the games of seed 0"),
+    ):
+        code, out, err = run_cli(pool_main, args, capsys)
+        assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "new").exists()
