@@ -51,7 +51,7 @@ def plot_results(result: TournamentResult, path: str | Path) -> Path | None:
 
     config = result.config()
     figure.suptitle(f"{config['preset']}, {config['players']} players — {summary['games_used']:,} games, "
-                    f"seed {config['seed']}")
+                    f"{result.seeds_label}")
     path = Path(path)
     figure.savefig(path, dpi=110)
     plt.close(figure)

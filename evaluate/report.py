@@ -100,11 +100,9 @@ def markdown(result: TournamentResult, kinds: bool = True) -> str:
     summary = result.summary()
     config = result.config()
     level = round(100 * summary["confidence"])
-    pooled = result.pooled_seeds
-    seeds = f"seeds {', '.join(map(str, pooled))} pooled" if pooled else f"seed {config['seed']}"
     head = (
         f"**{config['preset']}, {config['players']} players** — {summary['games_used']:,} games "
-        f"({summary['deal_groups_used']:,} duplicate deal groups), {seeds}, "
+        f"({summary['deal_groups_used']:,} duplicate deal groups), {result.seeds_label}, "
         f"intervals {level}%"
     )
     if result.interrupted or result.error:

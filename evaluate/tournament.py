@@ -74,6 +74,13 @@ class TournamentResult:
         return sum(t.games for t in self.tables)
 
     @property
+    def seeds_label(self) -> str:
+        """The seed as reports name it: ``seed 3``, or ``seeds 2, 3, 4 pooled``."""
+        if self.pooled_seeds:
+            return f"seeds {', '.join(map(str, self.pooled_seeds))} pooled"
+        return f"seed {self.seed}"
+
+    @property
     def games_per_second(self) -> float:
         """Finished games per second of wall-clock time (set-up included)."""
         return len(self.games) / self.elapsed_s if self.elapsed_s > 0 else 0.0
