@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result, detailed = pool(args.folders)
         folder = OutputFolder.given(args.out, overwrite=args.overwrite) if args.out is not None else None
     except (PoolError, TournamentError) as err:
-        print(f"{PROG}: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     print(markdown(result, kinds=detailed), end="")
     if folder is not None:
