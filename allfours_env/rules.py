@@ -356,9 +356,11 @@ def _validate(rules: Rules) -> None:
     ):
         raise RulesError(f"players={players!r} must be a non-empty list of player counts from 2 to 4")
     if not _is_int(rules.num_players) or rules.num_players not in players:
+        widen = ("a game with a stock is for 2 players only: the winner of a trick draws, then the loser, RD6"
+                 if rules.trump_selection == "stock_top" else "the knob players, K1, allows other counts")
         raise RulesError(
             f"preset {rules.preset!r} is played by {', '.join(map(str, players))} players, "
-            f"not {rules.num_players!r} (the knob players, K1, allows other counts)"
+            f"not {rules.num_players!r} ({widen})"
         )
     for name in ("partnerships", "discards_in_play"):
         if not isinstance(getattr(rules, name), bool):

@@ -88,6 +88,14 @@ def test_RD30_round2_knobs_are_validated(preset, knobs, message):
                                       if preset in ROUND2_TABLE else 2).num_players, **knobs)
 
 
+@pytest.mark.parametrize("preset", ["california_jack", "shasta_sam"])
+def test_RD6_a_stock_game_for_more_players_is_refused_without_suggesting_the_players_knob(preset):
+    with pytest.raises(RulesError, match=f"preset '{preset}' is played by 2 players, not 4 "
+                                         r"\(a game with a stock is for 2 players only") as caught:
+        Rules.make(preset, 4)
+    assert "knob players" not in str(caught.value)
+
+
 def test_RD30_knob_overrides_that_apply_are_accepted():
     assert Rules.make("auction_pitch", 4, bid_max=5, dealer_may_hold=False).bid_max == 5
     rules = Rules.make("auction_pitch", 3, joker=True, scoring_order=("high", "low", "jack", "joker", "game"))
