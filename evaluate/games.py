@@ -41,7 +41,7 @@ class GameSummary:
     thrown in for an exhausted pack and its redeal count as one; the last, interrupted hand counts);
     ``awards[kind][side]`` sums the points of each kind; ``decisions[side]`` counts the decisions of
     that side's seats by :data:`DECISIONS`; ``contracts[side]`` is ``(won, made, points)`` of the
-    auctions that side won with a bid (RD13–RD15: a contract of 0 after four passes is no contract;
+    auctions that side won with a bid (RD13–RD15: the contract of 0 after everyone passed is none;
     made: no setback, RD18; points: the contracts summed), or None where unknown (pooled games).
     """
 
