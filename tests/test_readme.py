@@ -3,8 +3,7 @@
 Each ```python block runs in a fresh interpreter whose working folder is a temporary one that sees
 the repository's ``agents/`` (the examples name ``agents/policies/...`` relative to the repository
 root) and writes its files (``game.json``) there. A block that the text introduces as "continuing"
-an example runs after the first block of its section. The block that trains with Stable-Baselines3
-takes minutes and runs with ``-m slow``.
+an example runs after the first block of its section.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
-SLOW = ("model.learn(",)
 
 
 def _examples() -> list[tuple[str, str]]:
@@ -46,10 +44,7 @@ def test_the_readme_has_its_examples():
     assert len(EXAMPLES) >= 8
 
 
-@pytest.mark.parametrize("code", [
-    pytest.param(code, id=where, marks=[pytest.mark.slow] if any(s in code for s in SLOW) else [])
-    for where, code in EXAMPLES
-])
+@pytest.mark.parametrize("code", [pytest.param(code, id=where) for where, code in EXAMPLES])
 def test_readme_example_runs_as_written(code, tmp_path):
     (tmp_path / "agents").symlink_to(ROOT / "agents", target_is_directory=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
