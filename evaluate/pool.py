@@ -20,7 +20,8 @@ unless a folder was written by a version whose ``games.csv`` kept only the score
 left out (shown as "–", no table of points by kind).
 
 With ``--out`` the pooled result is saved as a tournament's (its ``results.json`` config lists the
-``pooled_seeds``), so it can be pooled again with runs of further seeds — never with one of its own.
+``pooled_seeds``; its run's ``elapsed_s`` sums the pieces' and ``workers`` is the most any used), so
+it can be pooled again with runs of further seeds — never with one of its own.
 
 Exit status: 0 done; 2 bad input (one line on stderr naming the problem and the folder, nothing
 written); 1 the results could not be written.
@@ -54,19 +55,22 @@ class PoolError(ValueError):
     """Folders that cannot be pooled: missing or malformed files, different tournaments, a seed twice."""
 
 
-def read_config(folder: Path) -> dict[str, Any]:
-    """The ``config`` of ``folder/results.json``."""
+def read_results(folder: Path) -> tuple[dict[str, Any], float, int]:
+    """The ``config`` of ``folder/results.json``, and the seconds and workers its run took."""
     path = folder / "results.json"
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))["config"]
+        data = json.loads(path.read_text(encoding="utf-8"))
+        config, run = data["config"], data.get("run", {})
+        seconds, workers = float(run.get("elapsed_s", 0.0)), int(run.get("workers", 1))
     except FileNotFoundError:
         raise PoolError(f"{folder}: no results.json — give folders written by `python -m evaluate`") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError,
+            AttributeError) as err:
         raise PoolError(f"{path}: not a results file of `python -m evaluate` ({err})") from None
     missing = [key for key in (*SAME_TOURNAMENT, "seed") if key not in config]
     if missing:
         raise PoolError(f"{path}: the config lacks {', '.join(missing)}; rerun that tournament")
-    return config
+    return config, seconds, workers
 
 
 def read_games(folder: Path, labels: Sequence[str], sides: int, first_index: int,
@@ -127,7 +131,8 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, bool]:
     if not folders:
         raise PoolError("give at least one tournament folder")
     paths = [Path(folder) for folder in folders]
-    configs = [read_config(path) for path in paths]
+    results = [read_results(path) for path in paths]
+    configs = [config for config, _, _ in results]
     first = configs[0]
     seen: dict[int, Path] = {}
     for path, config in zip(paths, configs):
@@ -166,6 +171,8 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, bool]:
         labels=labels, specs=list(first["specs"]), rules=rules, seed=first["seed"],
         games_per_table=per_table, table_size=first["table_size"], schedule=first["schedule"],
         tables=tables, games=games, pooled_seeds=tuple(seen),
+        elapsed_s=sum(seconds for _, seconds, _ in results),
+        workers=max(workers for _, _, workers in results),
     )
     return result, detailed
 

@@ -120,6 +120,9 @@ def test_a_saved_pool_is_a_tournament_folder_that_pools_again_but_never_with_its
     assert code == 0 and f"to {out}" in err
     saved = json.loads((out / "results.json").read_text())
     assert saved["config"]["pooled_seeds"] == [0, 1] and saved["statistics"]["games_used"] == 24
+    pieces = [json.loads((runs[name] / "results.json").read_text())["run"] for name in ("s0", "s1")]
+    assert saved["run"]["elapsed_s"] == pytest.approx(sum(piece["elapsed_s"] for piece in pieces))
+    assert saved["run"]["workers"] == 1 and saved["run"]["games_finished"] == 24
     again, _ = pool([out])
     assert json.loads(json.dumps(again.summary())) == saved["statistics"]
     assert run_cli(pool_main, [str(out)], capsys)[1] == printed  # the same report, read back
