@@ -42,7 +42,9 @@ with full information, and plays the action with the best average value for its 
   48.7% over 300 games, margin −0.112 a hand, measured before commit 63952aa made the samples of a
   face-down stock unbiased), so there the heuristic's card stays unless another beats it by
   :data:`EVIDENCE` standard errors, as with the bids (55.4% over 980 games after the fix); with a
-  face-up stock (california_jack) the plain argmax won 71% and stays.
+  face-up stock (california_jack) the plain argmax won 71% and stays. ``hidden_stock="argmax"``
+  plays the plain argmax over a face-down stock too (to measure the guard, which was chosen before
+  that fix).
 
 Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
@@ -90,6 +92,8 @@ AUTO_SAMPLES = {"stock_top": {2: 8}, "auction": {2: 20, 3: 16, 4: 16}}
 BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would not have made
 EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's to replace it
 BID_MODES = ("heuristic", "search")  # the values of the ``bids`` option (module docstring)
+#: The values of the ``hidden_stock`` option: the card play over a face-down stock (module docstring).
+HIDDEN_STOCK_MODES = ("guarded", "argmax")
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -135,10 +139,14 @@ class PIMCAgent(Agent):
         exact_cards: int = 14,
         gift_belief: float | str | None = AUTO,
         bids: str = "heuristic",
+        hidden_stock: str = "guarded",
     ) -> None:
         super().__init__(seed)
         if bids not in BID_MODES:
             raise ValueError(f"bids must be one of {', '.join(BID_MODES)}, got {bids!r}")
+        if hidden_stock not in HIDDEN_STOCK_MODES:
+            raise ValueError(
+                f"hidden_stock must be one of {', '.join(HIDDEN_STOCK_MODES)}, got {hidden_stock!r}")
         if samples != AUTO and (not isinstance(samples, int) or samples < 1):
             raise ValueError(f"samples must be 'auto' or a whole number >= 1, got {samples!r}")
         if not isinstance(max_nodes, int) or max_nodes < 100:
@@ -159,6 +167,7 @@ class PIMCAgent(Agent):
         self.exact_cards = exact_cards
         self.gift_belief = gift_belief
         self.bids = bids
+        self.hidden_stock = hidden_stock
         self._rollout = HeuristicAgent(seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -183,7 +192,8 @@ class PIMCAgent(Agent):
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         worlds = 0.0
         others_bid = any(seat != view.seat for seat, _ in view.bids)
-        guarded = view.phase == Phase.BID or self._hidden_stock(view)  # values too noisy for a plain argmax
+        # values too noisy for a plain argmax: the searched bids, and the card over a face-down stock
+        guarded = view.phase == Phase.BID or self.hidden_stock == "guarded" and self._hidden_stock(view)
         per_deal: list[tuple[float, dict[int, float]]] = []  # (deal weight, value of each action)
         for _ in range(samples):
             world = view.resample(self.rng)

@@ -140,6 +140,25 @@ def test_pimc_guards_its_card_play_only_over_a_face_down_stock(preset, guarded):
     assert PIMCAgent._hidden_stock(view) is guarded
 
 
+@pytest.mark.parametrize("mode, guarded", [("guarded", True), ("argmax", False)])
+def test_pimc_hidden_stock_option_chooses_the_guard_or_the_plain_argmax(mode, guarded, monkeypatch):
+    from agents.pimc import PIMCAgent
+
+    calls = []
+    choose = PIMCAgent._guarded_choice
+    monkeypatch.setattr(PIMCAgent, "_guarded_choice",
+                        staticmethod(lambda *args: calls.append(1) or choose(*args)))
+    game = Game(Rules.make("shasta_sam", 2), seed=4)
+    view = SeatView(game, game.current_player)
+    action = make_agent(f"pimc:samples=2,hidden_stock={mode}", seed=1).act(None, view)
+    assert action in view.legal_actions() and bool(calls) is guarded
+
+
+def test_pimc_rejects_an_unknown_hidden_stock_mode():
+    with pytest.raises(ValueError, match="hidden_stock must be one of guarded, argmax, got 'maybe'"):
+        make_agent("pimc:hidden_stock=maybe")
+
+
 def test_pimc_is_deterministic_for_a_seed():
     rules = Rules.make("seven_up", 3)
     records = []
