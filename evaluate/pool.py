@@ -85,23 +85,27 @@ def read_games(folder: Path, labels: Sequence[str], sides: int, first_index: int
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             columns = reader.fieldnames or []
+            kinds = [column.removeprefix("side0_points_") for column in columns
+                     if column.startswith("side0_points_")]
+            contracts = "side0_contracts_won" in columns
             for row in reader:
-                games.append(_game(row, columns, labels, sides, first_index + len(games), first_group))
+                index = first_index + len(games)
+                games.append(_game(row, kinds, contracts, labels, sides, index, first_group))
     except FileNotFoundError:
         raise PoolError(f"{folder}: no games.csv — was that tournament saved (not --no-save)?") from None
     except (OSError, UnicodeDecodeError, csv.Error, KeyError, TypeError, ValueError) as err:
         raise PoolError(f"{path}: not a games file of `python -m evaluate` ({err!r})") from None
-    return games, any(column.startswith("side0_points_") for column in columns)
+    return games, bool(kinds)
 
 
-def _game(row: dict[str, str], columns: Sequence[str], labels: Sequence[str], sides: int, index: int,
-          first_group: int) -> GameSummary:
-    """One row of ``games.csv`` (see :func:`evaluate.report.game_rows`) as a game summary; an empty
-    or missing count is 0, a kind nobody scored in the game is left out as the game left it out."""
+def _game(row: dict[str, str], kinds: Sequence[str], contracts: bool, labels: Sequence[str], sides: int,
+          index: int, first_group: int) -> GameSummary:
+    """One row of ``games.csv`` (see :func:`evaluate.report.game_rows`; ``kinds``: the kinds of point
+    its columns hold, ``contracts``: whether it holds contracts) as a game summary; an empty or
+    missing count is 0, a kind nobody scored in the game is left out as the game left it out."""
     def count(column: str) -> int:
         return int(row.get(column) or 0)
 
-    kinds = [column.removeprefix("side0_points_") for column in columns if column.startswith("side0_points_")]
     return GameSummary(
         index=index, table=int(row["table"]), group=first_group + int(row["group"]),
         seating=int(row["seating"]),
@@ -113,7 +117,7 @@ def _game(row: dict[str, str], columns: Sequence[str], labels: Sequence[str], si
         decisions=tuple(tuple(count(f"side{s}_decisions_{name}") for name in DECISIONS)
                         for s in range(sides)),
         contracts=tuple(tuple(count(f"side{s}_contracts_{name}") for name in CONTRACT_FIELDS)
-                        for s in range(sides)) if "side0_contracts_won" in columns else None,
+                        for s in range(sides)) if contracts else None,
     )
 
 
@@ -213,6 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             paths = save(result, folder.path, plot=not args.no_plot)
         except OSError as err:
+            folder.release()
             print(f"{PROG}: error: cannot write results to {folder.path}: {err}", file=sys.stderr)
             return 1
         print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {folder.path}", file=sys.stderr)
