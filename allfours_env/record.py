@@ -95,10 +95,7 @@ def replay(record: RecordSource) -> Game:
             f"not a game record this version reads: format is {record.get('format')!r}, "
             f"expected one of {', '.join(map(repr, READ_FORMATS))}"
         )
-    missing = [k for k in ("rules", "first_dealer", "deals", "decisions", "awards", "scores", "winner")
-               if k not in record]
-    if missing:
-        raise RecordError(f"game record lacks {', '.join(missing)}")
+    check_fields(record)
     try:
         rules = Rules.from_dict(record["rules"])
         decks = [deal["deck"] for deal in record["deals"]]
@@ -138,6 +135,45 @@ def replay(record: RecordSource) -> Game:
     return game
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_list(test):
+    return lambda value: isinstance(value, list) and all(test(item) for item in value)
+
+
+#: Each field of a record, whether it may be null, the test of its value and what that value is.
+_FIELDS: dict[str, tuple[bool, Any, str]] = {
+    "rules": (False, lambda v: isinstance(v, Mapping), "an object of knobs"),
+    "seed": (True, _is_int, "an integer or null"),
+    "first_dealer": (False, _is_int, "a seat number"),
+    "initial_scores": (True, _is_list(_is_int), "a list of integers or null"),
+    "deals": (False, _is_list(lambda d: isinstance(d, Mapping) and isinstance(d.get("deck"), list)),
+              'a list of {"dealer": ..., "deck": [...]} objects'),
+    "decisions": (False, _is_list(lambda d: isinstance(d, list) and len(d) == 2 and _is_int(d[0])
+                                  and isinstance(d[1], str)), 'a list of [seat, "action"] pairs'),
+    "awards": (False, _is_list(lambda a: isinstance(a, Mapping)), "a list of award objects"),
+    "scores": (False, _is_list(_is_int), "a list of integers"),
+    "winner": (True, _is_int, "a side number or null"),
+}
+
+
+def check_fields(record: Mapping[str, Any]) -> None:
+    """Raise :class:`RecordError` unless ``record`` has every field a game record needs, each of
+    the type it must have (before anything is replayed from it)."""
+    optional = {"seed", "initial_scores"}
+    missing = [key for key in _FIELDS if key not in record and key not in optional]
+    if missing:
+        raise RecordError(f"game record lacks {', '.join(missing)}")
+    for key, (nullable, test, what) in _FIELDS.items():
+        value = record.get(key)
+        if (value is None and (nullable or key not in record)) or (value is not None and test(value)):
+            continue
+        shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+        raise RecordError(f"game record's {key} must be {what}, got {shown}")
+
+
 def as_record(source: RecordSource) -> Mapping[str, Any]:
     """The game record that ``source`` holds or names (the forms :func:`replay` takes), not yet
     checked: a record dict as it is, a ``records.jsonl`` line (text or dict) unwrapped to its
@@ -147,6 +183,8 @@ def as_record(source: RecordSource) -> Mapping[str, Any]:
             source = json.loads(source)
         except json.JSONDecodeError as err:
             raise RecordError(f"a records.jsonl line must be one JSON object: {err}") from None
+        except RecursionError:
+            raise RecordError("a records.jsonl line is nested too deeply to be a game record") from None
     elif isinstance(source, str | os.PathLike):
         return load_record(source)
     if not isinstance(source, Mapping):
@@ -159,11 +197,16 @@ def as_record(source: RecordSource) -> Mapping[str, Any]:
     return source
 
 
-def save_record(record: Mapping[str, Any], path: str | Path, *, overwrite: bool = True) -> None:
-    """Write a record as JSON; with ``overwrite=False`` only as a new file (``FileExistsError``
-    if ``path`` exists)."""
-    with open(path, "w" if overwrite else "x", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, indent=1) + "\n")
+def save_record(record: Mapping[str, Any], path: str | Path, *, overwrite: bool = False) -> None:
+    """Write a record as JSON, as a new file: ``FileExistsError`` if ``path`` exists, unless
+    ``overwrite=True`` says to replace it."""
+    text = json.dumps(record, indent=1) + "\n"  # before the file is opened: a bad record writes nothing
+    try:
+        with open(path, "w" if overwrite else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise FileExistsError(f"{path} already exists: save_record writes only a new file; "
+                              f"pass overwrite=True to replace it") from None
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:
@@ -182,6 +225,8 @@ def load_record(path: str | os.PathLike) -> dict[str, Any]:
         raise RecordError(f"cannot read record file {path}: {err.strerror or err}") from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise RecordError(f"{path} is not a game record: its JSON is nested too deeply") from None
     except json.JSONDecodeError as err:
         if err.msg == "Extra data":
             raise RecordError(

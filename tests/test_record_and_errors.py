@@ -1,9 +1,12 @@
 """Game records replay exactly; bad input raises errors that name the problem."""
 
+import copy
 import json
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from allfours_env import Game, IllegalActionError, RecordError, Rules, replay, str_to_action
 from allfours_env.record import load_record, save_record
@@ -70,6 +73,69 @@ def test_malformed_records_raise_record_error(mutate, message):
     mutate(record)
     with pytest.raises(RecordError, match=message):
         replay(record)
+
+
+@pytest.mark.parametrize("value", [[5], None, 1.5, True, "x", {}])
+@pytest.mark.parametrize("field", ["decisions", "deals", "awards", "scores", "first_dealer", "rules"])
+def test_a_field_of_the_wrong_type_is_a_record_error_naming_it(field, value):
+    record = random_game(seed=6).record()
+    record[field] = value
+    with pytest.raises(RecordError, match=field):
+        replay(record)
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 60) | st.floats(allow_nan=False)
+                           | st.text(max_size=4), lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=6)
+RECORD = random_game(seed=6).record()
+
+
+def _places(record: dict) -> list[tuple]:
+    """Every place of ``record`` a mutation may replace: each field, each item of its lists, each
+    deal's dealer and deck, each seat and action of a decision, each card of the first deck."""
+    places = [(key,) for key in record]
+    for key in ("deals", "decisions", "awards", "scores", "initial_scores"):
+        places += [(key, i) for i in range(len(record[key]))]
+    places += [("deals", i, part) for i in range(len(record["deals"])) for part in ("dealer", "deck")]
+    places += [("decisions", i, j) for i in range(0, len(record["decisions"]), 7) for j in (0, 1)]
+    places += [("deals", 0, "deck", i) for i in range(len(record["deals"][0]["deck"]))]
+    return places
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(_places(RECORD)), value=JSON_VALUES)
+def test_any_mutated_record_replays_or_is_one_record_error(place, value):
+    """Whatever JSON value replaces whatever part of a record, replay returns a game or raises
+    RecordError: never another exception."""
+    record = copy.deepcopy(RECORD)
+    node = record
+    for step in place[:-1]:
+        node = node[step]
+    node[place[-1]] = value
+    try:
+        replay(record)
+    except RecordError:
+        pass
+
+
+def test_a_deeply_nested_record_file_or_line_is_a_record_error(tmp_path):
+    nested = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "deep.json"
+    path.write_text(nested)
+    with pytest.raises(RecordError, match="nested too deeply"):
+        replay(path)
+    with pytest.raises(RecordError, match="nested too deeply"):
+        replay('{"record": ' * 50_000 + "{}" + "}" * 50_000)
+
+
+def test_save_record_writes_only_a_new_file_unless_told_to_overwrite(tmp_path):
+    path = tmp_path / "game.json"
+    path.write_text("my notes\n")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        save_record(RECORD, path)
+    assert path.read_text() == "my notes\n"
+    save_record(RECORD, path, overwrite=True)
+    assert replay(path).record() == RECORD
 
 
 def test_load_record_reports_invalid_json(tmp_path):
