@@ -22,14 +22,22 @@ def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def read_curve(out: Path) -> list[dict[str, Any]]:
-    """The rows of ``out/eval.csv`` (numbers parsed)."""
+    """The rows of ``out/eval.csv`` (numbers parsed); a row that is not one of ours (a damaged or
+    hand-edited file) is left out of the curve rather than ending the run."""
     path = out / "eval.csv"
     if not path.exists():
         return []
-    with path.open() as handle:
-        return [{**row, "timesteps": int(row["timesteps"]), "win_rate": float(row["win_rate"]),
-                 "ci_low": float(row["ci_low"]), "ci_high": float(row["ci_high"])}
-                for row in csv.DictReader(handle)]
+    rows = []
+    with path.open(newline="", errors="replace") as handle:
+        for row in csv.DictReader(handle):
+            if not isinstance(row.get("opponent"), str):
+                continue
+            try:
+                rows.append({**row, "timesteps": int(row["timesteps"]), "win_rate": float(row["win_rate"]),
+                             "ci_low": float(row["ci_low"]), "ci_high": float(row["ci_high"])})
+            except (KeyError, TypeError, ValueError):
+                continue
+    return rows
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, fair_share: float = 0.5) -> Path | None:

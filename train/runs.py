@@ -1,8 +1,10 @@
 """Where a run lives, and every check of its input before anything is written.
 
-A run is a folder (``out``). A fresh run in a folder that already holds one moves that one aside
-(``out.<date-time>``): runs never overwrite each other. ``--resume`` continues a run from a
-checkpoint:
+A run is a folder (``out``): a new folder, an empty one, or one that holds an earlier run — which
+is moved aside (``out.<date-time>``) whole: runs never overwrite each other. A folder is a run when
+its ``config.json`` is a run's config (:func:`is_run`); any other folder that is not empty is
+refused, so that a run never writes over (or appends to) files of the same names that are not its
+own. ``--resume`` continues a run from a checkpoint:
 
 * ``python -m train --resume RUN`` continues *that* run, in its folder, from its newest checkpoint
   and with its own saved config (:func:`resume_config`); ``--set``/``--timesteps`` change only what
@@ -12,9 +14,9 @@ checkpoint:
   (:data:`NETWORK`) or the warm start (``imitation.*``), which is over.
 
 :func:`prepare` checks everything — the config's types and ranges, the output folder (a folder,
-writable), the checkpoint (readable, of this game and network, not behind a later one of its run),
-every agent spec (model files loaded), the cached imitation data — and only then does the trainer
-build anything; :func:`open_folder` is the first write.
+writable, new, empty or a run), the checkpoint (readable, of this game and network, not behind a
+later one of its run), every agent spec (model files loaded), the cached imitation data — and only
+then does the trainer build anything; :func:`open_folder` is the first write.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import AgentError, make_agent
+from agents.cli import write_problem
 from agents.policy import warn_unfit
 from allfours_env.rules import Rules
 from train import checkpoints
@@ -45,6 +48,8 @@ from train.config import (
 NETWORK = ("ppo.net_arch", "ppo.activation", "ppo.privileged_critic")
 #: What makes a run the run it is (with its network): continuing it in place keeps them.
 IDENTITY = ("preset", "num_players", "knobs", "episode", "reward", "seed", *NETWORK)
+#: Settings every run's ``config.json`` has held, in every version: what makes a folder a run.
+RUN_SIGNATURE = ("preset", "num_players", "total_timesteps", "out", "ppo")
 
 
 @dataclass
@@ -60,7 +65,8 @@ class Start:
 
 def check_writable(path: Path, what: str, folder: bool = True) -> None:
     """Raise ConfigError unless ``path`` (a folder, or a file when ``folder`` is False) can be
-    created or written: the nearest existing folder above it must be writable."""
+    created or written: a file can be created (and is removed again) in the nearest existing folder
+    (:func:`agents.cli.write_problem`)."""
     path = Path(path)
     if path.exists():
         if folder and not path.is_dir():
@@ -72,9 +78,36 @@ def check_writable(path: Path, what: str, folder: bool = True) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise ConfigError(f"{what} {path}: {parent} is a file, so nothing can be written below it")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"{what} {path}: cannot write in {parent} (permission denied or read-only): "
-                          f"choose another path")
+    problem = None if os.access(parent, os.W_OK | os.X_OK) else "permission denied or read-only"
+    problem = problem or write_problem(parent)  # os.access says yes to root, and for /proc
+    if problem:
+        raise ConfigError(f"{what} {path}: cannot write in {parent} ({problem}): choose another path")
+
+
+def is_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a training run: its ``config.json`` is a run's config (a table with
+    :data:`RUN_SIGNATURE`'s settings) — not merely a file of that name."""
+    try:
+        data = json.loads((Path(folder) / "config.json").read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and all(key in data for key in RUN_SIGNATURE)
+
+
+def check_new_run_folder(out: Path) -> None:
+    """Raise ConfigError if ``out`` is a folder that is neither empty nor a run (:func:`is_run`): a
+    run would write its files (``model.npz``, ``eval.csv`` ...) over those of the same names there."""
+    if not out.is_dir():
+        return
+    try:
+        names = sorted(entry.name for entry in out.iterdir())
+    except OSError as err:
+        raise ConfigError(f"out {out}: cannot list the folder ({err.strerror or err}): choose another "
+                          f"path") from None
+    if names and not is_run(out):
+        shown = ", ".join(names[:5]) + (f", ... ({len(names)} entries)" if len(names) > 5 else "")
+        raise ConfigError(f"out {out} holds files that are not an allfours run ({shown}): choose an "
+                          f"empty or new folder")
 
 
 def resume_config(resume: str | Path, config_name: str | None, overrides: list[str]) -> TrainConfig:
@@ -143,8 +176,10 @@ def prepare(config: TrainConfig, resume: str | Path | None = None) -> Start:
                                   f"({newest.name} is): continuing from it there would overwrite the later "
                                   f"ones; give --out NEW_FOLDER to branch a new run from it")
         start.checkpoint = checkpoint
-    if not start.continues and (out / "config.json").exists():
-        check_writable(out.parent, "out")  # the earlier run is moved aside
+    if not start.continues:
+        check_new_run_folder(out)
+        if is_run(out):
+            check_writable(out.parent, "out")  # the earlier run is moved aside
     check_agents(config)
     if not resume and config.imitation.teacher:
         start.dataset = imitation.check_dataset(config)
@@ -168,9 +203,10 @@ def check_agents(config: TrainConfig) -> None:
 
 def open_folder(start: Start, config: TrainConfig, *, log=print) -> None:
     """The run's first write: move an earlier run out of the way (unless this one continues it),
-    create the folder and save ``config.json``."""
+    create the folder and save ``config.json``. :func:`prepare` has refused any other folder that is
+    not empty."""
     out = start.out
-    if not start.continues and (out / "config.json").exists():
+    if not start.continues and is_run(out):
         stamp = time.strftime("%Y%m%d-%H%M%S")
         kept = out.with_name(f"{out.name}.{stamp}")
         for number in range(2, 1000):
