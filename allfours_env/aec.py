@@ -75,7 +75,8 @@ version 0's round-1 presets, unchanged: a policy trained on them reads those); t
 :mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent to move and
 all zeros for every other agent.
 
-**Rewards** (zero-sum). ``reward="win"`` (default for ``episode="game"``): at the end of the game
+**Rewards** (zero-sum, except that ``env()`` gives an illegal move −1 and every other agent 0).
+``reward="win"`` (default for ``episode="game"``): at the end of the game
 each player of the winning side gets +1 and each other player −1/(sides − 1): 2 players +1/−1;
 3 players +1/−0.5/−0.5; 4 players in partnerships +1, +1, −1, −1. ``reward="points"`` (default for
 ``episode="hand"``): whenever a side scores ``p`` points (turn-up, gift, High, Low, Jack, the nine,

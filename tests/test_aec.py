@@ -495,7 +495,8 @@ def test_illegal_move_through_the_wrapped_env_ends_the_game_for_the_offender():
         env.step(str_to_action("play AS") if STAND in np.flatnonzero(env.observe(agent)["action_mask"])
                  else STAND)
     assert all(env.terminations.values())
-    assert env._cumulative_rewards[agent] == -1
+    assert env._cumulative_rewards[agent] == -1  # and 0 to the others: the one reward that is not zero-sum
+    assert all(reward == 0 for other, reward in env._cumulative_rewards.items() if other != agent)
 
 
 def test_raw_env_rejects_illegal_actions_with_a_clear_error():
