@@ -1,10 +1,10 @@
-"""The rule-based player ``heuristic`` (issue 4): the seeds' strategy notes plus plain card sense.
+"""The rule-based player ``heuristic``: the sources' strategy notes plus plain card sense.
 
 It decides from its seat's :class:`~allfours_env.knowledge.SeatView` only (own hand, the public play,
 the counts of the others' cards), with no search:
 
 * **Beg** (P2) with a weak hand in the proposed suit: without the ace or a guarded jack of trumps and
-  without enough High / Low / Jack / Game chances (seed 000 "Tipps für Einsteiger", seed 001 "Tipps und
+  without enough High / Low / Jack / Game chances (source 000 "Tipps für Einsteiger", source 001 "Tipps und
   Strategien": beg in most such hands); always beg when the gift would win the game (R10).
 * **Gift or run** (P3): gift when strong in the proposed suit, run otherwise; never gift the winning
   point (R10) and count the turn-up points a run may bring the dealer (K5, K6).
@@ -14,7 +14,7 @@ the counts of the others' cards), with no search:
   and the Jack / hang-jack points (R8) at stake, minus what the card is worth kept for later (a boss
   trump, a sure winner). So it wins cheaply or throws the lowest non-counting card, protects its tens,
   cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
-  winner. Leads add the seeds' plan: lead high trumps to catch the jack when holding ace or king.
+  winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king.
 * **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
   suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23).
 * **The auction** (RD13–RD15): bid the points the best suit promises (High, Low, Jack, Game, and the
@@ -316,10 +316,9 @@ def suit_strength(view: SeatView, suit: int) -> float:
     value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in cards_of(hand & ~trumps))
     if trumps >> (suit * NUM_RANKS + TEN) & 1:
         value += 0.15
-    order = rules.scoring_order
-    if "nine" in order and trumps >> make_card(NINE_RANK, suit) & 1:
+    if rules.plan.scores_nine and trumps >> make_card(NINE_RANK, suit) & 1:
         value += NINE_HELD
-    if "joker" in order and hand >> JOKER & 1:
+    if rules.plan.scores_joker and hand >> JOKER & 1:
         value += JOKER_POINT + 0.12  # its point, and one more trump to win tricks with (RD22, RD25)
     return value
 
@@ -328,8 +327,8 @@ def _sure_points(view: SeatView, suit: int) -> int:
     """High and Low this seat is sure of with ``suit`` as trump: its ace and its two (R7, held)."""
     rules = view.rules
     trumps = view.hand & SUIT_MASKS[suit]
-    high = rules.high_rule == "held" and trumps >> (suit * NUM_RANKS + ACE) & 1
-    low = rules.low_rule == "held" and trumps >> (suit * NUM_RANKS) & 1
+    high = not rules.plan.high_by_captor and trumps >> (suit * NUM_RANKS + ACE) & 1
+    low = not rules.plan.low_by_captor and trumps >> (suit * NUM_RANKS) & 1
     return int(bool(high)) + int(bool(low))
 
 
@@ -342,7 +341,7 @@ def _run_turnup_value(view: SeatView) -> float:
     if not table:
         return 0.0
     per_card = sum(table.get(r, 0) for r in RANKS) / len(RANKS)
-    if rules.run_turnup_scoring == "every_turnup":
+    if rules.plan.every_turnup_scores:
         return per_card * 4 / 3
     return per_card
 
@@ -401,7 +400,7 @@ def _table(view: SeatView, trump: int) -> _Trick:
     n = rules.num_players
     sides = tuple(rules.side_of(s) for s in range(n))
     voids = tuple(view.voids()) if view.trump >= 0 else (0,) * n
-    stock = rules.trump_selection == "stock_top"
+    stock = rules.plan.stock
     known = tuple(view.seen_draws()) if stock else (0,) * n
     seat = _Seat(n, view.seat, sides, sides[view.seat], trump, view.hand, view.unseen(),
                  view.hand_sizes(), voids, known, rules.joker_rank, trump_cards(trump, rules.joker))
@@ -426,16 +425,16 @@ def _point_cards(view: SeatView, trump: int) -> int:
     """The cards other than the jack whose point goes to the side that wins them in a trick: the nine
     of trumps in don (RD28), the joker (RD25), and with a stock, where every card is in play, High and
     Low under the ``captured`` rule — the ace and the two of trumps (RD9)."""
-    rules = view.rules
+    plan = view.rules.plan
     cards = 0
-    if "nine" in rules.scoring_order:
+    if plan.scores_nine:
         cards |= 1 << make_card(NINE_RANK, trump)
-    if "joker" in rules.scoring_order:
+    if plan.scores_joker:
         cards |= 1 << JOKER
-    if rules.trump_selection == "stock_top":
-        if rules.high_rule == "captured":
+    if plan.stock:
+        if plan.high_by_captor:
             cards |= 1 << make_card(ACE, trump)
-        if rules.low_rule == "captured":
+        if plan.low_by_captor:
             cards |= 1 << make_card(0, trump)
     return cards
 
@@ -598,7 +597,7 @@ def _jack_value(table: _Trick, weights: _Weights, card: int, p: float) -> float:
 
 
 def _lead_bonus(table: _Trick, weights: _Weights, card: int) -> float:
-    """Seed 000's plan for leads: a winning trump draws the opponents' lower trumps — the jack among
+    """Source 000's plan for leads: a winning trump draws the opponents' lower trumps — the jack among
     them (R8) — and leaves them fewer trumps to ruff our counting cards with (R3)."""
     seat = table.seat
     trump = seat.trump

@@ -11,8 +11,7 @@ with full information, and plays the action with the best average value for its 
   by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
   choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
   rational dealer); a number ``p`` instead expects a gift with probability ``p`` (real dealers, bots
-  included, give more often than the worst case assumes: ``heuristic`` 8%, ``pimc`` 29%, ``random``
-  50%).
+  included, give more often than the worst case assumes).
 * **Gift / run** (dealer): the gift is valued by its points plus the solved hand; the run by
   running the cards of each sampled deal (new turn-ups, their points, a thrown-in hand), letting
   every player discard by :func:`~agents.heuristic.discard_keep`, then solving.
@@ -22,10 +21,9 @@ with full information, and plays the action with the best average value for its 
 * **Blind All Fours' first lead, the auction's pitch**: every candidate lead is valued by playing it
   (its suit becomes trump, P8, RD16) and playing the hand out.
 * **Bids** (the auction presets): by default (``bids="heuristic"``) the heuristic bot's bid,
-  :func:`~agents.heuristic.auction_bid` — over 70 four-player auction_pitch games on the same deals
-  it won 57.1% against ``heuristic`` where either way of bidding by search below lost (41.4%, 45.7%):
-  the search's value of a bid, from heuristic rollouts of sampled deals, is too poor a model of a
-  contract's risk. ``bids="search"`` values every legal bid (``pass``, ``bid k``, the dealer's
+  :func:`~agents.heuristic.auction_bid`, which played better than bidding by search: the search's
+  value of a bid, from heuristic rollouts of sampled deals, is too poor a model of a contract's
+  risk. ``bids="search"`` values every legal bid (``pass``, ``bid k``, the dealer's
   ``hold``) in each sampled deal by making it, letting the later bidders bid and the pitcher pitch as
   the heuristic bot would, and playing the hand out with heuristic rollouts to its end (a
   perfect-information solve would overrate a contract), scored with the contract: the pitcher's
@@ -38,13 +36,10 @@ with full information, and plays the action with the best average value for its 
   face-up top card, which stays), so each candidate card is valued by heuristic rollouts of every
   seat — 26 tricks are too deep to solve — until the stock is empty, then the last six tricks are
   solved exactly (at most twelve cards). Over a face-down stock (shasta_sam) the unknown order of
-  the draws makes these values too noisy for a plain argmax with 8 deals (it lost to ``heuristic``:
-  48.7% over 300 games, margin −0.112 a hand, measured before commit 63952aa made the samples of a
-  face-down stock unbiased), so there the heuristic's card stays unless another beats it by
-  :data:`EVIDENCE` standard errors, as with the bids (55.4% over 980 games after the fix); with a
-  face-up stock (california_jack) the plain argmax won 71% and stays. ``hidden_stock="argmax"``
-  plays the plain argmax over a face-down stock too: measured after that fix, it lost again (45.8%
-  over 400 games of seed 3, where the guarded player won 55.0% on the same deals).
+  the draws makes these values too noisy for a plain argmax with 8 deals, so there the heuristic's
+  card stays unless another beats it by :data:`EVIDENCE` standard errors, as with the bids; with a
+  face-up stock (california_jack) the plain argmax is played. ``hidden_stock="argmax"`` plays the
+  plain argmax over a face-down stock too.
 
 Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
@@ -54,16 +49,18 @@ Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see
 and gift/run are always searched); ``samples`` (deals per decision) and ``gift_belief`` (see above),
 both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
-for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players (measured over
-2,000 duplicate games against ``random``: 83.8% won, against 83.0% with 0.25 and 82.6% with 20
-samples and 0.25; about 40 ms a decision), 20 samples and 0.25 with 3 and 4 players, where a decision
-already takes 80–120 ms; for the round-2 trump selections :data:`AUTO_SAMPLES` (a rollout costs more
-than a solve, so fewer deals keep a decision near 100 ms). ``max_nodes`` (node budget
+for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players, 20 samples
+and 0.25 with 3 and 4 players, where a decision already takes longer; for a stock or an auction
+:data:`AUTO_SAMPLES` (a rollout costs more than a solve, so fewer deals keep a decision near
+100 ms). ``max_nodes`` (node budget
 per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
 ``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
 ones start with heuristic rollouts; 14), ``time_budget`` (seconds per decision; stops sampling
 early — results then depend on the machine's speed, so leave it ``None`` for reproducible runs).
 Deterministic for a given seed otherwise.
+
+The measurements behind these choices (the settings, the bids, the guard over a face-down stock)
+are in ``docs/training-notes.md``.
 """
 
 from __future__ import annotations
@@ -80,15 +77,15 @@ from allfours_env.cards import cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
-from allfours_env.rules import Rules
+from allfours_env.rules import Rules, TrumpSelection
 from allfours_env.scoring import legal_bids
 
 _MAX_STEPS = 500
 AUTO = "auto"
 # (samples, gift_belief) by number of players, for the options left at "auto" (module docstring).
 AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
-# Samples by trump selection and number of players where the game has no beg (round 2).
-AUTO_SAMPLES = {"stock_top": {2: 8}, "auction": {2: 20, 3: 16, 4: 16}}
+# Samples by trump selection and number of players where the game has no beg (a stock, an auction).
+AUTO_SAMPLES = {TrumpSelection.STOCK_TOP: {2: 8}, TrumpSelection.AUCTION: {2: 20, 3: 16, 4: 16}}
 BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would not have made
 EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's to replace it
 BID_MODES = ("heuristic", "search")  # the values of the ``bids`` option (module docstring)
@@ -229,9 +226,7 @@ class PIMCAgent(Agent):
         """Whether this is a card to play while a face-down stock is left (shasta_sam): its values
         come from rollouts over the stock's unknown order, too noisy with a few deals for a plain
         argmax (module docstring)."""
-        rules = view.rules
-        return (view.phase == Phase.PLAY and rules.trump_selection == "stock_top"
-                and not rules.stock_face_up and view.stock_size() > 0)
+        return view.phase == Phase.PLAY and view.rules.plan.stock_face_down and view.stock_size() > 0
 
     @staticmethod
     def _guarded_choice(default: int, legal: tuple[int, ...],
@@ -304,7 +299,7 @@ class PIMCAgent(Agent):
     def _small(self, game: Game) -> bool:
         """Whether the rest of the hand is small enough to solve exactly (all hands together; with a
         stock, once it is empty: the solver plays no draws)."""
-        if game.pos < len(game.deck) and game.rules.trump_selection == "stock_top":
+        if game.pos < len(game.deck) and game.rules.plan.stock:
             return False
         return sum(h.bit_count() for h in game.hands) <= self.exact_cards
 

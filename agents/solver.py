@@ -60,14 +60,14 @@ class HandSolver:
         self.rules = rules
         self.scores = list(game.scores)
         self.target = game.target
-        self.undertrump_banned = rules.undertrump == "banned_unless_no_choice"
+        self.undertrump_banned = rules.plan.undertrump_banned
         self.max_nodes = max_nodes
         self.nodes = 0
         self.exact = False
         self._depth = 0
         self._root_cards = 0
         self.table: dict = {}
-        self._captured_rules = rules.high_rule == "captured" or rules.low_rule == "captured"
+        self._captured_rules = rules.plan.high_by_captor or rules.plan.low_by_captor
         self._hands: list[int] = []
         self._live_mask = 0
         self._gone = 0

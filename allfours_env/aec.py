@@ -71,9 +71,9 @@ raises ``RuntimeError`` when no agent is left (``env()`` warns, as PettingZoo do
 
 **Observation.** The acting seat's information state with perfect recall of the current hand,
 seat-relative, the same 1027 floats for every preset and player count (the first 749 are those of
-version 0's round-1 presets, unchanged: a policy trained on them reads those); the index table is in
-:mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent to move and
-all zeros for every other agent.
+the first version's beg-and-run presets, unchanged: a policy trained on them reads those); the index
+table is in :mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent
+to move and all zeros for every other agent.
 
 **Rewards** (zero-sum, except that ``env()`` gives an illegal move −1 and every other agent 0).
 ``reward="win"`` (default for ``episode="game"``): at the end of the game
@@ -96,9 +96,10 @@ side). A seeded reset fixes everything; ``reset()`` without a seed continues the
 **Rendering.** ``render_mode="ansi"``: ``render()`` returns the table as text with every hand shown
 (a spectator's view); ``"human"`` prints it after every step.
 
-**Version history.** v0: first release (seven_up, all_fours, trinidad, blind_all_fours); round 2 added
-california_jack, shasta_sam, auction_pitch, pitch_with_joker and don, the bid actions, 278 observation
-entries after the first 749, and ``max_hands``.
+**Versions.** ``AllFours-v0`` first held seven_up, all_fours, trinidad and blind_all_fours;
+california_jack, shasta_sam, auction_pitch, pitch_with_joker and don came later, with the bid
+actions, 278 observation entries after the first 749 and ``max_hands`` — all appended, so that
+every earlier action id and observation entry keeps its meaning.
 """
 
 from __future__ import annotations

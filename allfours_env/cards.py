@@ -4,7 +4,7 @@ A card is a small integer ``suit * 13 + rank``:
 
 * suits ``C D H S`` are 0..3, ranks ``2 3 4 5 6 7 8 9 T J Q K A`` are 0..12 (R1: higher index
   is higher rank), so ``2C`` is 0, ``AC`` is 12, ``2D`` is 13 and ``AS`` is 51;
-* the joker ``JK`` (only used by the round-2 preset ``pitch_with_joker``) is 52.
+* the joker ``JK`` (only used by the preset ``pitch_with_joker``) is 52.
 
 A *set* of cards (a hand, a trick, the cards captured by a side) is an ``int`` bit set: card ``c``
 is in the set when bit ``c`` is 1. All four suits of a 52-card pack fit in 52 bits, one 13-bit

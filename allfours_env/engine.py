@@ -51,7 +51,7 @@ from allfours_env.cards import (
     shuffled_pack,
 )
 from allfours_env.events import PHASE_NAMES, Event, EventKind, Phase
-from allfours_env.rules import Rules
+from allfours_env.rules import PointKind, Rules, TrumpSelection
 from allfours_env.scoring import (
     HandScorer,
     auction_result,
@@ -72,7 +72,8 @@ BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER, BID_PHAS
     Phase.BEG, Phase.GIFT_OR_RUN, Phase.DISCARD, Phase.PLAY, Phase.GAME_OVER, Phase.HAND_OVER, Phase.BID)
 # How trump is chosen (K4), as small ints for the hot paths.
 TURNUP, FIRST_LEAD, STOCK_TOP, AUCTION = range(4)
-_SELECTIONS = {"turnup": TURNUP, "first_lead": FIRST_LEAD, "stock_top": STOCK_TOP, "auction": AUCTION}
+_SELECTIONS = {TrumpSelection.TURNUP: TURNUP, TrumpSelection.FIRST_LEAD: FIRST_LEAD,
+               TrumpSelection.STOCK_TOP: STOCK_TOP, TrumpSelection.AUCTION: AUCTION}
 _DEAL, _TURNUP, _ACT, _TRUMP, _TRICK, _AWARD = (
     EventKind.DEAL, EventKind.TURNUP, EventKind.ACT, EventKind.TRUMP, EventKind.TRICK, EventKind.AWARD)
 _new_tuple = tuple.__new__  # builds an Event without NamedTuple's Python-level __new__ (hot path)
@@ -191,6 +192,7 @@ class Game:
         "_hand_size",
         "_undertrump_banned",
         "_selection",
+        "_plan",
         "_pack_size",
         "_joker",
         "_stop_after_hand",
@@ -233,8 +235,9 @@ class Game:
         self.hand_number = 0
         self._turnup_points = tuple(rules.turnup_points.get(r, 0) for r in RANKS)
         self._hand_size = rules.hand_size
-        self._undertrump_banned = rules.undertrump == "banned_unless_no_choice"
-        self._selection = _SELECTIONS[rules.trump_selection]
+        self._plan = plan = rules.plan
+        self._undertrump_banned = plan.undertrump_banned
+        self._selection = _SELECTIONS[plan.trump_selection]
         self._joker = rules.joker
         self._stop_after_hand = bool(stop_after_hand)
         self._start_hand()
@@ -243,7 +246,7 @@ class Game:
         if scores is None:
             return [0] * self.num_sides
         scores = list(scores)
-        lowest = -(10**9) if self.rules.trump_selection == "auction" else 0  # RD2: set back below 0
+        lowest = self.rules.plan.score_floor  # RD2: set back below 0 in an auction
         if len(scores) != self.num_sides or not all(
             isinstance(x, int) and not isinstance(x, bool) and lowest <= x < self.target for x in scores
         ):
@@ -451,7 +454,7 @@ class Game:
         self.log.append(_TURNUP_EVENTS[self.dealer][card])
         self.proposed = _SUIT_OF[card]
         points = self._turnup_points[_RANK_OF[card]]
-        if points and self._award(self.sides[self.dealer], points, "turnup"):
+        if points and self._award(self.sides[self.dealer], points, PointKind.TURNUP):
             return
         self.phase = BEG_PHASE  # P2
         self.current_player = eldest
@@ -462,7 +465,7 @@ class Game:
         """P3 gift: the proposed suit is trump and the recipients score ``gift_points`` each."""
         points = self.rules.gift_points
         for side in self.gift_recipients():
-            if points and self._award(side, points, "gift"):
+            if points and self._award(side, points, PointKind.GIFT):
                 return
         self._set_trump(self.proposed)
         self._start_play(self.eldest)
@@ -472,7 +475,7 @@ class Game:
         n = self.n
         rejected = self.proposed
         deck = self.deck
-        every_turnup = self.rules.run_turnup_scoring == "every_turnup"
+        every_turnup = self._plan.every_turnup_scores
         while True:
             if NUM_CARDS - self.pos < 3 * n + 1:  # D7
                 self._throw_in()
@@ -488,13 +491,13 @@ class Game:
             suit = _SUIT_OF[card]
             points = self._turnup_points[_RANK_OF[card]]
             if points and (every_turnup or suit != rejected):  # K6
-                if self._award(self.sides[self.dealer], points, "turnup"):
+                if self._award(self.sides[self.dealer], points, PointKind.TURNUP):
                     return
             if suit != rejected:
                 self.proposed = suit
                 self._set_trump(suit)
                 break
-        if self.rules.discard_after_run == "to_hand_size":
+        if self._plan.discard_after_run:
             self._next_discarder(self.eldest)
         else:
             self._start_play(self.eldest)
@@ -502,13 +505,13 @@ class Game:
     def _throw_in(self) -> None:
         """P4, K9: the pack is exhausted; the same dealer deals again, voiding points if asked (D6)."""
         self.log.append(Event(EventKind.THROWN_IN, self.dealer, None))
-        if self.rules.exhausted_deck_rule == "redeal_void":
+        if self._plan.void_when_exhausted:
             cancelled = [0] * self.num_sides
             for _, _, side, points in self.awards[self.hand_award_start :]:
                 cancelled[side] += points
             for side, points in enumerate(cancelled):
                 if points:
-                    self._record_award(side, -points, "void")
+                    self._record_award(side, -points, PointKind.VOID)
         self._start_hand()
 
     # ------------------------------------------------------------------ P5: discards

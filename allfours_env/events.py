@@ -38,7 +38,7 @@ class Phase(IntEnum):
     PLAY = 3  # P6, P8: trick play
     GAME_OVER = 4  # a side reached the target (R10)
     HAND_OVER = 5  # paused after a hand (``stop_after_hand``), nobody to move
-    BID = 6  # the auction (round-2 presets)
+    BID = 6  # the auction (auction_pitch, pitch_with_joker)
 
     @property
     def label(self) -> str:

@@ -69,7 +69,7 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
     if trump < 0:
         return forbidden
     rules = game.rules
-    banned = rules.undertrump == "banned_unless_no_choice"
+    banned = rules.plan.undertrump_banned
     everything = pack_mask(game)
     trick: list[int] = []
     strength: tuple[int, ...] = ()
@@ -175,7 +175,8 @@ class SeatView:
     def stock_top(self) -> int:
         """The stock's top card where the stock lies face up (california_jack, RD10), else -1."""
         game = self._game
-        if game.rules.trump_selection != "stock_top" or not game.rules.stock_face_up or not self.stock_size():
+        plan = game.rules.plan
+        if not plan.stock or plan.stock_face_down or not self.stock_size():
             return -1
         return game.deck[game.pos]
 
@@ -217,7 +218,7 @@ class SeatView:
             seen |= 1 << card
         for cards in self.played():  # the unfinished trick included
             seen |= cards
-        if game.rules.trump_selection == "stock_top":
+        if game.rules.plan.stock:
             for cards in self.seen_draws():
                 seen |= cards
             top = self.stock_top()
@@ -237,7 +238,7 @@ def resample(game: Game, seat: int, rng: random.Random) -> Game:
     rules = game.rules
     others = [q for q in range(game.n) if q != seat]
     hidden = cards_of(view.unseen())
-    stock_game = rules.trump_selection == "stock_top"
+    stock_game = rules.plan.stock
     known = seen_draws(game, seat) if stock_game else [0] * game.n  # RD10: cards seen drawn
     hand_sizes = [game.hands[q].bit_count() - known[q].bit_count() for q in others]
     discard_sizes = [game.discards[q].bit_count() for q in others]

@@ -9,9 +9,9 @@ turn-ups, the bidding and the auction, the observer's own discards, the draws it
 captured cards, and the voids play revealed. It never holds what the seat cannot know: other hands,
 other players' discards, the order of the stock, a card drawn face down by another player.
 
-**Entries are only ever appended** (:data:`OBS_LAYOUT` numbers their meaning): the first 749 are
-those of round 1, and the round-2 presets added the block from index 749 on, so a policy trained on
-the first 749 still plays by reading them.
+**Entries are only ever appended** (:data:`OBS_LAYOUT` numbers their meaning): the first 749
+(:data:`BASE_SIZE`) cover the beg-and-run presets, and the stock, auction and joker presets added
+the block from index 749 on, so a policy trained on the first 749 still plays by reading them.
 
 Card planes: 12 planes of 53 entries (card ids of :mod:`allfours_env.cards`, the last for the joker),
 index ``plane * 53 + card``:
@@ -54,7 +54,7 @@ index    size   meaning
 711      38     the rules (constant for an environment), see :func:`rules_features`
 =======  =====  ====================================================================
 
-Round 2 (index 749 on):
+The stock, the auction and the joker (index 749 on):
 
 =======  =====  ====================================================================
 index    size   meaning
@@ -73,7 +73,7 @@ index    size   meaning
 905      106    card planes: drawn from the stock this hand by relative seat 0 (me) and 1, where I saw
                 the draw (both in california_jack, mine only in shasta_sam)
 1011     1      cards left in the stock / 40 (0 where the rest of the pack is never dealt)
-1012     15     the round-2 rules, see :func:`round2_features`
+1012     15     the rules of trump selection and the pack, see :func:`selection_and_pack_features`
 =======  =====  ====================================================================
 
 Unused seats and sides (fewer than 4 players, partnerships) stay 0.
@@ -87,10 +87,22 @@ from allfours_env.actions import BEG, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE,
 from allfours_env.cards import JOKER, NUM_CARD_IDS, NUM_RANKS, RANKS, SUIT_MASKS
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
-from allfours_env.rules import SUITS_BY_LETTER, Rules
+from allfours_env.rules import (
+    DiscardAfterRun,
+    ExhaustedDeckRule,
+    GameTieRule,
+    GiftBlock,
+    GiftRecipients,
+    PointRule,
+    Rules,
+    RunTurnupScoring,
+    TrumpSelection,
+    Undertrump,
+)
 from allfours_env.scoring import lead_suit
 
-#: The meaning of the entries. New entries are appended and keep it (round 2 appended index 749 on);
+#: The meaning of the entries. New entries are appended and keep it (the stock, auction and joker
+#: entries were appended from index 749 on);
 #: a change of meaning of an existing entry would bump it, and policy files of another layout are
 #: refused (:mod:`agents.policy_file`).
 OBS_LAYOUT = 1
@@ -118,8 +130,8 @@ VOIDS = DISCARDS + 4
 TRICKS = VOIDS + 16
 RULES = TRICKS + 1
 RULES_SIZE = 38
-OBS_SIZE_V1 = RULES + RULES_SIZE  # 749: the round-1 layout, a prefix of the current one
-BIDS = OBS_SIZE_V1  # 749
+BASE_SIZE = RULES + RULES_SIZE  # 749: the beg-and-run presets' entries, a prefix of the whole
+BIDS = BASE_SIZE  # 749
 BID_SLOTS = 8  # not yet, pass, bid 1..5, hold
 HIGH_BID = BIDS + 4 * BID_SLOTS
 HIGH_BIDDER = HIGH_BID + 1
@@ -164,32 +176,35 @@ def rules_features(rules: Rules) -> list[float]:
         return min(value / top, 1.0)
 
     out = [float(rules.num_players == k) for k in (2, 3, 4)]
-    out += [float(rules.partnerships), float(rules.trump_selection == "first_lead"),
+    out += [float(rules.partnerships), float(rules.trump_selection is TrumpSelection.FIRST_LEAD),
             scaled(rules.target_points, 20)]
     out += [scaled(turnup.get(rank, 0), 3) for rank in RANKS]
-    out += [float(rules.run_turnup_scoring == "every_turnup"), scaled(rules.gift_points, 3),
-            float(rules.gift_recipients == "beggar_side")]
-    out += [float(rules.gift_block == b) for b in ("non_beggar_3p", "any_recipient_would_win", "none")]
-    out += [float(rules.exhausted_deck_rule == "redeal_void"), float(rules.discard_after_run == "none"),
-            float(rules.high_rule == "captured"), float(rules.low_rule == "captured"),
+    out += [float(rules.run_turnup_scoring is RunTurnupScoring.EVERY_TURNUP), scaled(rules.gift_points, 3),
+            float(rules.gift_recipients is GiftRecipients.BEGGAR_SIDE)]
+    out += [float(rules.gift_block is b)
+            for b in (GiftBlock.NON_BEGGAR_3P, GiftBlock.ANY_RECIPIENT_WOULD_WIN, GiftBlock.NONE)]
+    out += [float(rules.exhausted_deck_rule is ExhaustedDeckRule.REDEAL_VOID),
+            float(rules.discard_after_run is DiscardAfterRun.NONE),
+            float(rules.high_rule is PointRule.CAPTURED), float(rules.low_rule is PointRule.CAPTURED),
             scaled(rules.jack_points, 3), scaled(rules.hang_jack_points, 3), scaled(rules.game_points, 3)]
-    out += [float(rules.game_tie_rule == t) for t in ("seven_up", "nobody", "non_dealer")]
-    out += [float(rules.undertrump == "banned_unless_no_choice"), float(rules.discards_in_play),
+    out += [float(rules.game_tie_rule is t)
+            for t in (GameTieRule.SEVEN_UP, GameTieRule.NOBODY, GameTieRule.NON_DEALER)]
+    out += [float(rules.undertrump is Undertrump.BANNED_UNLESS_NO_CHOICE), float(rules.discards_in_play),
             scaled(rules.hand_size, 9)]
     return out
 
 
-def round2_features(rules: Rules) -> list[float]:
-    """The 15 rule features of the round-2 block: trump selection one-hot (turnup, first_lead,
+def selection_and_pack_features(rules: Rules) -> list[float]:
+    """The 15 rule features from index 1012: trump selection one-hot (turnup, first_lead,
     stock_top, auction), stock face up, bid_max / 5, dealer may hold, the joker, joker ranks lowest,
     joker_lead_trump one-hot (C D H S), the nine scored, the joker scored."""
-    out = [float(rules.trump_selection == t) for t in ("turnup", "first_lead", "stock_top", "auction")]
-    stock, auction = rules.trump_selection == "stock_top", rules.trump_selection == "auction"
-    out += [float(stock and rules.stock_face_up), rules.bid_max / 5 if auction else 0.0,
-            float(auction and rules.dealer_may_hold), float(rules.joker),
-            float(rules.joker and rules.joker_rank == "lowest")]
-    out += [float(rules.joker and SUITS_BY_LETTER[rules.joker_lead_trump] == s) for s in range(4)]
-    out += [float("nine" in rules.scoring_order), float("joker" in rules.scoring_order)]
+    plan = rules.plan
+    out = [float(rules.trump_selection is t) for t in (TrumpSelection.TURNUP, TrumpSelection.FIRST_LEAD,
+                                                        TrumpSelection.STOCK_TOP, TrumpSelection.AUCTION)]
+    out += [float(plan.stock and not plan.stock_face_down), rules.bid_max / 5 if plan.auction else 0.0,
+            float(plan.auction and rules.dealer_may_hold), float(rules.joker), float(plan.joker_ranks_lowest)]
+    out += [float(rules.joker and plan.joker_lead_suit == s) for s in range(4)]
+    out += [float(plan.scores_nine), float(plan.scores_joker)]
     return out
 
 
@@ -208,7 +223,7 @@ class SeatEncoder:
         self.obs = np.zeros(OBS_SIZE, dtype=np.float32)
         self._mv = memoryview(self.obs)  # item writes through a memoryview are cheaper than numpy's
         self._rules_block = (np.asarray(rules_features(rules), dtype=np.float32),
-                             np.asarray(round2_features(rules), dtype=np.float32))
+                             np.asarray(selection_and_pack_features(rules), dtype=np.float32))
         sides = [rules.side_of(s) for s in range(self.n)]
         order: list[int] = []  # absolute sides in the order of the relative seats that hold them
         for k in range(self.n):
@@ -217,10 +232,11 @@ class SeatEncoder:
                 order.append(side)
         self._rel_side = [order.index(side) for side in sides]  # relative side of each seat
         self._joker_lead_trump = rules.joker_lead_trump
-        self._auction = rules.trump_selection == "auction"
-        self._stock = rules.trump_selection == "stock_top"
-        self._face_up = self._stock and rules.stock_face_up
-        self._turnup = rules.trump_selection == "turnup"
+        plan = rules.plan
+        self._auction = plan.auction
+        self._stock = plan.stock
+        self._face_up = plan.stock and not plan.stock_face_down
+        self._turnup = plan.turnup
         self._pack = NUM_CARD_IDS if rules.joker else NUM_CARD_IDS - 1
         self._game: Game | None = None
 
@@ -228,7 +244,7 @@ class SeatEncoder:
         """Start following a new game."""
         self._game = game
         self.obs[:] = 0.0
-        self.obs[RULES:OBS_SIZE_V1] = self._rules_block[0]
+        self.obs[RULES:BASE_SIZE] = self._rules_block[0]
         self.obs[RULES2:] = self._rules_block[1]
         self._synced = 0
         self._phase = -1

@@ -46,8 +46,8 @@ from allfours_env.events import EventKind
 from allfours_env.rules import Rules, RulesError
 
 RECORD_FORMAT = "allfours-record/2"
-#: Formats :func:`replay` reads: version 1 (round 1) lacks the round-2 knobs in ``rules``, which
-#: replay reads as the preset's values (they are unused by the round-1 presets).
+#: Formats :func:`replay` reads: version 1 lacks the knobs of the stock, the auction and the joker in
+#: ``rules``, which replay reads as the preset's values (the presets of that version do not use them).
 READ_FORMATS = ("allfours-record/1", RECORD_FORMAT)
 
 

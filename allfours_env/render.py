@@ -52,7 +52,7 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
     card counts); with ``None`` every hand (for spectators and debugging). ``labels`` adds a note
     after a seat's name in its row: ``{0: "you", 2: "partner"}`` → ``player_0 (you): ...``."""
     rules = game.rules
-    direction = "clockwise" if rules.direction == "cw" else "anticlockwise"
+    direction = "clockwise" if rules.plan.clockwise else "anticlockwise"
     lines = [
         f"{rules.preset} · {game.n} players · to {rules.target_points} · {direction}",
         "scores: " + ", ".join(f"{side_name(game, s)} {game.scores[s]}" for s in range(game.num_sides)),
@@ -68,7 +68,7 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
         lines.append("bids: " + ", ".join(f"player_{who} {action_to_str(a)}" for who, a in game.bids))
     if game.pitcher >= 0:
         lines.append(f"pitcher: player_{game.pitcher}, contract {game.contract}")
-    if rules.trump_selection == "stock_top":
+    if rules.plan.stock:
         left = len(game.deck) - game.pos
         shown = left and (seat is None or rules.stock_face_up)  # RD10: face down in shasta_sam
         top = pretty_card(game.deck[game.pos]) if shown else "face down"

@@ -11,41 +11,155 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
+from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from allfours_env.actions import MAX_BID
 from allfours_env.cards import RANKS
+
+if TYPE_CHECKING:
+    from allfours_env.plan import RulePlan
 
 
 class RulesError(ValueError):
     """A preset, knob or player count that the rules do not allow."""
 
 
+# The values of the knobs that choose among named rules (docs/rules.md §4). Each member equals its
+# text (``Direction.CW == "cw"``), which is what records, configs and keyword overrides hold; code
+# compares members, so that a misspelt value is an AttributeError, never a silent False.
+
+
+class Direction(StrEnum):
+    """K3: the way the deal, the bidding and the play pass around the table."""
+
+    CW = "cw"
+    CCW = "ccw"
+
+
+class TrumpSelection(StrEnum):
+    """K4: how trump is chosen — a turned-up card (beg and run), the first card led, the top card of
+    the stock, or an auction."""
+
+    TURNUP = "turnup"
+    FIRST_LEAD = "first_lead"
+    STOCK_TOP = "stock_top"
+    AUCTION = "auction"
+
+
+class RunTurnupScoring(StrEnum):
+    """K6: which cards turned up while running score for the dealer."""
+
+    ONLY_IF_SETS_TRUMP = "only_if_sets_trump"
+    EVERY_TURNUP = "every_turnup"
+
+
+class GiftRecipients(StrEnum):
+    """K7: who scores the gift."""
+
+    ALL_DEALER_OPPONENTS = "all_dealer_opponents"
+    BEGGAR_SIDE = "beggar_side"
+
+
+class GiftBlock(StrEnum):
+    """K8: when the dealer may not gift and must run."""
+
+    NON_BEGGAR_3P = "non_beggar_3p"
+    ANY_RECIPIENT_WOULD_WIN = "any_recipient_would_win"
+    NONE = "none"
+
+
+class ExhaustedDeckRule(StrEnum):
+    """K9: what a deal that runs out of cards while running does."""
+
+    REDEAL_KEEP = "redeal_keep"
+    REDEAL_VOID = "redeal_void"
+
+
+class DiscardAfterRun(StrEnum):
+    """K10: whether the players discard down to the hand size after a run."""
+
+    TO_HAND_SIZE = "to_hand_size"
+    NONE = "none"
+
+
+class PointRule(StrEnum):
+    """K11: whether High (or Low) scores for the side that held it or the side that captured it."""
+
+    HELD = "held"
+    CAPTURED = "captured"
+
+
+class GameTieRule(StrEnum):
+    """K13: who scores Game when the card points tie."""
+
+    SEVEN_UP = "seven_up"
+    NOBODY = "nobody"
+    NON_DEALER = "non_dealer"
+
+
+class Undertrump(StrEnum):
+    """K15: whether a follower may play a trump lower than the trick's best trump."""
+
+    ALLOWED = "allowed"
+    BANNED_UNLESS_NO_CHOICE = "banned_unless_no_choice"
+
+
+class JokerRank(StrEnum):
+    """RD22: where the joker ranks among the trumps."""
+
+    SECOND_HIGHEST = "second_highest"
+    LOWEST = "lowest"
+
+
+class PointKind(StrEnum):
+    """Every kind of point an award can be (docs/rules.md §8): the turn-up and the gift (P1, P3),
+    the hand's points after its last trick (R7–R9, RD25, RD28), a voided hand (K9) and a setback
+    (RD18)."""
+
+    TURNUP = "turnup"
+    GIFT = "gift"
+    HIGH = "high"
+    LOW = "low"
+    JACK = "jack"
+    HANG_JACK = "hang_jack"
+    NINE = "nine"
+    JOKER = "joker"
+    GAME = "game"
+    VOID = "void"
+    SETBACK = "setback"
+
+
 #: The kinds of point a hand scores after its last trick, in the order of ``scoring_order`` (R10):
 #: High, Low, Jack and Game always; ``nine`` (don, RD28) and ``joker`` (with the joker, RD25) where
 #: the preset scores them.
-SCORING_KINDS = ("high", "low", "jack", "game")
-OPTIONAL_SCORING_KINDS = ("nine", "joker")
+SCORING_KINDS = (PointKind.HIGH, PointKind.LOW, PointKind.JACK, PointKind.GAME)
+OPTIONAL_SCORING_KINDS = (PointKind.NINE, PointKind.JOKER)
 SUITS_BY_LETTER = {"C": 0, "D": 1, "H": 2, "S": 3}
 
-#: Knob values the engine implements, by knob (docs/rules.md §4).
-CHOICES: Mapping[str, tuple] = MappingProxyType(
+#: The type of each knob whose value names a rule.
+KNOB_TYPES: Mapping[str, type[StrEnum]] = MappingProxyType(
     {
-        "direction": ("cw", "ccw"),
-        "trump_selection": ("turnup", "first_lead", "stock_top", "auction"),
-        "run_turnup_scoring": ("only_if_sets_trump", "every_turnup"),
-        "gift_recipients": ("all_dealer_opponents", "beggar_side"),
-        "gift_block": ("non_beggar_3p", "any_recipient_would_win", "none"),
-        "exhausted_deck_rule": ("redeal_keep", "redeal_void"),
-        "discard_after_run": ("to_hand_size", "none"),
-        "high_rule": ("held", "captured"),
-        "low_rule": ("held", "captured"),
-        "game_tie_rule": ("seven_up", "nobody", "non_dealer"),
-        "undertrump": ("allowed", "banned_unless_no_choice"),
-        "joker_rank": ("second_highest", "lowest"),
-        "joker_lead_trump": tuple(SUITS_BY_LETTER),
+        "direction": Direction,
+        "trump_selection": TrumpSelection,
+        "run_turnup_scoring": RunTurnupScoring,
+        "gift_recipients": GiftRecipients,
+        "gift_block": GiftBlock,
+        "exhausted_deck_rule": ExhaustedDeckRule,
+        "discard_after_run": DiscardAfterRun,
+        "high_rule": PointRule,
+        "low_rule": PointRule,
+        "game_tie_rule": GameTieRule,
+        "undertrump": Undertrump,
+        "joker_rank": JokerRank,
     }
+)
+
+#: Knob values the engine implements, by knob (docs/rules.md §4), as text.
+CHOICES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {name: tuple(member.value for member in kind) for name, kind in KNOB_TYPES.items()}
+    | {"joker_lead_trump": tuple(SUITS_BY_LETTER)}
 )
 
 #: Knobs that only mean something when a card is turned up (trump_selection = turnup, P1–P5).
@@ -64,9 +178,9 @@ TURNUP_ONLY_KNOBS = frozenset(
 #: overriding one where it has no effect is an error (docs/rules.md D12).
 KNOBS_BY_TRUMP_SELECTION = MappingProxyType(
     {
-        "turnup": TURNUP_ONLY_KNOBS,
-        "stock_top": frozenset({"stock_face_up"}),
-        "auction": frozenset({"bid_max", "dealer_may_hold"}),
+        TrumpSelection.TURNUP: TURNUP_ONLY_KNOBS,
+        TrumpSelection.STOCK_TOP: frozenset({"stock_face_up"}),
+        TrumpSelection.AUCTION: frozenset({"bid_max", "dealer_may_hold"}),
     }
 )
 JOKER_ONLY_KNOBS = frozenset({"joker_rank", "joker_lead_trump"})
@@ -94,12 +208,12 @@ _SEVEN_UP: dict[str, Any] = {
     "discards_in_play": False,  # K16
     "hand_size": 6,  # R11
     "scoring_order": SCORING_KINDS,  # R10
-    "stock_face_up": True,  # round 2: stock_top only (RD10)
-    "bid_max": 4,  # round 2: auction only (RD13)
-    "dealer_may_hold": True,  # round 2: auction only (RD14)
-    "joker": False,  # round 2: a 53-card pack (RD21)
-    "joker_rank": "second_highest",  # round 2: joker only (RD22)
-    "joker_lead_trump": "S",  # round 2: joker only (RD23)
+    "stock_face_up": True,  # stock_top only (RD10)
+    "bid_max": 4,  # auction only (RD13)
+    "dealer_may_hold": True,  # auction only (RD14)
+    "joker": False,  # a 53-card pack (RD21)
+    "joker_rank": "second_highest",  # joker only (RD22)
+    "joker_lead_trump": "S",  # joker only (RD23)
 }
 
 _ALL_FOURS: dict[str, Any] = _SEVEN_UP | {
@@ -110,7 +224,7 @@ _ALL_FOURS: dict[str, Any] = _SEVEN_UP | {
     "game_tie_rule": "nobody",
     "target_points": 11,
 }
-#: The round-2 presets' common ground: no turn-up, so none of K5–K10 (docs/rules.md §4).
+#: The stock and auction presets' common ground: no turn-up, so none of K5–K10 (docs/rules.md §4).
 _NO_TURNUP = {"turnup_scores": {}}
 _CALIFORNIA_JACK: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
     "players": (2,),
@@ -125,7 +239,7 @@ _AUCTION_PITCH: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
     "game_tie_rule": "nobody",
 }
 
-#: The core presets (docs/rules.md §4, "round 1"). Each is a complete configuration.
+#: The presets (docs/rules.md §4). Each is a complete configuration.
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
         "seven_up": MappingProxyType(_SEVEN_UP),
@@ -153,7 +267,7 @@ PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
                 "game_tie_rule": "nobody",
             }
         ),
-        # Round 2 (docs/rules.md §4, RD1–RD30).
+        # A stock, an auction, the joker, the nine (docs/rules.md §4, RD1–RD30).
         "california_jack": MappingProxyType(_CALIFORNIA_JACK),
         "shasta_sam": MappingProxyType(_CALIFORNIA_JACK | {"stock_face_up": False}),
         "auction_pitch": MappingProxyType(_AUCTION_PITCH),
@@ -170,12 +284,13 @@ PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "don": MappingProxyType(_ALL_FOURS | {"scoring_order": ("high", "low", "jack", "nine", "game")}),
     }
 )
-#: The presets of round 1 (beg and run) and round 2 (stock, auction, and don).
-ROUND_1_PRESETS = ("seven_up", "all_fours", "trinidad", "blind_all_fours")
 
 DEFAULT_PRESET = "seven_up"
 KNOBS = tuple(_SEVEN_UP)
-ROUND_2_KNOBS = ("stock_face_up", "bid_max", "dealer_may_hold", "joker", "joker_rank", "joker_lead_trump")
+#: The knobs that records of format ``allfours-record/1`` do not hold: read back, they take the
+#: preset's values (none of those presets uses them).
+_KNOBS_AFTER_RECORD_FORMAT_1 = ("stock_face_up", "bid_max", "dealer_may_hold", "joker", "joker_rank",
+                                "joker_lead_trump")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,32 +306,32 @@ class Rules:
     num_players: int
     players: tuple[int, ...]  # K1
     partnerships: bool  # K2
-    direction: str  # K3
-    trump_selection: str  # K4
+    direction: Direction  # K3
+    trump_selection: TrumpSelection  # K4
     turnup_scores: tuple[tuple[str, int], ...]  # K5, as (rank, points) pairs
-    run_turnup_scoring: str  # K6
+    run_turnup_scoring: RunTurnupScoring  # K6
     gift_points: int  # K7
-    gift_recipients: str  # K7
-    gift_block: str  # K8
-    exhausted_deck_rule: str  # K9
-    discard_after_run: str  # K10
-    high_rule: str  # K11
-    low_rule: str  # K11
+    gift_recipients: GiftRecipients  # K7
+    gift_block: GiftBlock  # K8
+    exhausted_deck_rule: ExhaustedDeckRule  # K9
+    discard_after_run: DiscardAfterRun  # K10
+    high_rule: PointRule  # K11
+    low_rule: PointRule  # K11
     jack_points: int  # K12
     hang_jack_points: int  # K12
     game_points: int  # K13
-    game_tie_rule: str  # K13
+    game_tie_rule: GameTieRule  # K13
     target_points: int  # K14
-    undertrump: str  # K15
+    undertrump: Undertrump  # K15
     discards_in_play: bool  # K16
     hand_size: int  # R11
-    scoring_order: tuple[str, ...]  # R10
+    scoring_order: tuple[PointKind, ...]  # R10
     stock_face_up: bool  # RD10 (stock_top)
     bid_max: int  # RD13 (auction)
     dealer_may_hold: bool  # RD14 (auction)
     joker: bool  # RD21
-    joker_rank: str  # RD22
-    joker_lead_trump: str  # RD23
+    joker_rank: JokerRank  # RD22
+    joker_lead_trump: str  # RD23, a suit letter
 
     @classmethod
     def make(cls, preset: str = DEFAULT_PRESET, num_players: int = 2, **overrides: Any) -> Rules:
@@ -230,6 +345,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         _validate(self)
+        for name, kind in KNOB_TYPES.items():  # the text a caller passed, as the member it names
+            object.__setattr__(self, name, kind(getattr(self, name)))
+        object.__setattr__(self, "scoring_order", tuple(PointKind(k) for k in self.scoring_order))
 
     def replace(self, **overrides: Any) -> Rules:
         """Return a copy with some knobs (or ``num_players``) changed, validated again."""
@@ -242,9 +360,11 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict of every knob (``turnup_scores`` as a dict)."""
         out = dataclasses.asdict(self)
+        for name in KNOB_TYPES:
+            out[name] = out[name].value
         out["turnup_scores"] = dict(self.turnup_scores)
         out["players"] = list(self.players)
-        out["scoring_order"] = list(self.scoring_order)
+        out["scoring_order"] = [kind.value for kind in self.scoring_order]
         return out
 
     @classmethod
@@ -253,8 +373,9 @@ class Rules:
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be a mapping of knob values, got {type(data).__name__}")
         fields = {f.name for f in dataclasses.fields(cls)}
-        if data.get("preset") in PRESETS:  # records of round 1 lack the round-2 knobs: their defaults
-            data = {k: v for k, v in PRESETS[data["preset"]].items() if k in ROUND_2_KNOBS} | dict(data)
+        if data.get("preset") in PRESETS:  # a record of format 1 lacks the later knobs: their defaults
+            data = {k: v for k, v in PRESETS[data["preset"]].items()
+                    if k in _KNOBS_AFTER_RECORD_FORMAT_1} | dict(data)
         missing = sorted(fields - set(data))
         extra = sorted(set(data) - fields)
         if missing or extra:
@@ -285,11 +406,11 @@ class Rules:
         return dict(self.turnup_scores)
 
     @functools.cached_property
-    def scoring_plan(self) -> tuple[tuple[str, bool], ...]:
-        """``scoring_order`` with each kind's K11 rule read in advance: ``(kind, scored by its
-        captor)`` pairs, for :class:`allfours_env.scoring.HandScorer`."""
-        captured = {"high": self.high_rule == "captured", "low": self.low_rule == "captured"}
-        return tuple((kind, captured.get(kind, False)) for kind in self.scoring_order)
+    def plan(self) -> RulePlan:
+        """What these rules mean for every consumer, derived once (:class:`allfours_env.plan.RulePlan`)."""
+        from allfours_env.plan import RulePlan
+
+        return RulePlan.of(self)
 
 
 def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -318,9 +439,9 @@ def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any]) -> dic
 
 
 _WHY_IDLE = {
-    "turnup": "there is no turn-up, beg, gift or run",
-    "stock_top": "there is no stock to draw from",
-    "auction": "there is no auction",
+    TrumpSelection.TURNUP: "there is no turn-up, beg, gift or run",
+    TrumpSelection.STOCK_TOP: "there is no stock to draw from",
+    TrumpSelection.AUCTION: "there is no auction",
 }
 
 
@@ -356,8 +477,9 @@ def _validate(rules: Rules) -> None:
     ):
         raise RulesError(f"players={players!r} must be a non-empty list of player counts from 2 to 4")
     if not _is_int(rules.num_players) or rules.num_players not in players:
+        stock = rules.trump_selection == TrumpSelection.STOCK_TOP
         widen = ("a game with a stock is for 2 players only: the winner of a trick draws, then the loser, RD6"
-                 if rules.trump_selection == "stock_top" else "the knob players, K1, allows other counts")
+                 if stock else "the knob players, K1, allows other counts")
         raise RulesError(
             f"preset {rules.preset!r} is played by {', '.join(map(str, players))} players, "
             f"not {rules.num_players!r} ({widen})"
@@ -407,7 +529,7 @@ def _validate(rules: Rules) -> None:
     if not _is_int(rules.bid_max) or not 1 <= rules.bid_max <= MAX_BID:
         raise RulesError(f"bid_max must be a whole number from 1 to {MAX_BID} (the bid actions), "
                          f"got {rules.bid_max!r}")
-    if rules.joker and rules.trump_selection not in ("auction", "first_lead"):
+    if rules.joker and rules.trump_selection not in (TrumpSelection.AUCTION, TrumpSelection.FIRST_LEAD):
         raise RulesError(
             f"joker=True needs trump_selection 'auction' or 'first_lead' (the first card led fixes "
             f"trump), not {rules.trump_selection!r}"
@@ -417,7 +539,7 @@ def _validate(rules: Rules) -> None:
             "scoring_order lists 'joker' exactly when the pack has the joker (joker=True): "
             f"joker={rules.joker}, scoring_order={order!r}"
         )
-    if rules.trump_selection == "stock_top" and rules.num_players != 2:
+    if rules.trump_selection == TrumpSelection.STOCK_TOP and rules.num_players != 2:
         raise RulesError(
             f"trump_selection='stock_top' is played by 2 players (the winner of a trick draws, then "
             f"the loser, RD6), not {rules.num_players}"

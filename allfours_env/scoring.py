@@ -32,7 +32,7 @@ from allfours_env.cards import (
     jack_of,
     make_card,
 )
-from allfours_env.rules import SUITS_BY_LETTER, Rules
+from allfours_env.rules import SUITS_BY_LETTER, GameTieRule, GiftBlock, JokerRank, PointKind, Rules
 
 #: Strengths of cards in a trick (R1, R2): a card of neither the suit led nor trump is 0; a card
 #: of the suit led is ``LED_BASE + rank``; a trump is ``TRUMP_BASE + 1 + 2 * rank`` — every trump
@@ -42,16 +42,19 @@ from allfours_env.rules import SUITS_BY_LETTER, Rules
 LED_BASE = 16
 TRUMP_BASE = 32
 NINE_RANK = 7
-_JOKER_STRENGTH = {"second_highest": TRUMP_BASE + 24, "lowest": TRUMP_BASE}
+_JOKER_STRENGTH = {JokerRank.SECOND_HIGHEST: TRUMP_BASE + 24, JokerRank.LOWEST: TRUMP_BASE}
 
 _SUIT = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
 _RANK = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
-_TABLES: dict[tuple[int, int, str], tuple[int, ...]] = {}
-_TABLES_BY_TRUMP: dict[tuple[int, str], tuple[tuple[int, ...], ...]] = {}
-_BEATING: dict[tuple[int, int, str], tuple[int, ...]] = {}
+_TABLES: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
+_TABLES_BY_TRUMP: dict[tuple[int, JokerRank], tuple[tuple[int, ...], ...]] = {}
+_BEATING: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
+
+#: One award: ``(side, points, kind)``.
+Award = tuple[int, int, PointKind]
 
 
-def strength_table(trump: int, led: int, joker_rank: str = "second_highest") -> tuple[int, ...]:
+def strength_table(trump: int, led: int, joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> tuple[int, ...]:
     """The strength of every card id (the joker's, 52, included) in a trick where ``led`` (a suit)
     was led and ``trump`` (a suit, or -1 before trump is fixed) is trump (R1, R2; the joker ranks by
     ``joker_rank``, RD22). The card of highest strength wins the trick."""
@@ -68,7 +71,8 @@ def strength_table(trump: int, led: int, joker_rank: str = "second_highest") -> 
     return table
 
 
-def strength_tables(trump: int, joker_rank: str = "second_highest") -> tuple[tuple[int, ...], ...]:
+def strength_tables(trump: int,
+                    joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> tuple[tuple[int, ...], ...]:
     """The four :func:`strength_table` s of trump suit ``trump``, by suit led (C, D, H, S)."""
     tables = _TABLES_BY_TRUMP.get((trump, joker_rank))
     if tables is None:
@@ -77,7 +81,7 @@ def strength_tables(trump: int, joker_rank: str = "second_highest") -> tuple[tup
     return tables
 
 
-def card_strength(card: int, led: int, trump: int, joker_rank: str = "second_highest") -> int:
+def card_strength(card: int, led: int, trump: int, joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> int:
     """The strength of ``card`` in a trick where ``led`` was led under ``trump`` (see
     :func:`strength_table`)."""
     return strength_table(trump, led, joker_rank)[card]
@@ -101,7 +105,7 @@ def is_trump_strength(strength: int) -> bool:
     return strength >= TRUMP_BASE
 
 
-def trick_winner(cards: Sequence[int], trump: int, joker_rank: str = "second_highest") -> int:
+def trick_winner(cards: Sequence[int], trump: int, joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> int:
     """The position in ``cards`` (in the order played, the lead first) of the card that wins the
     trick (R2): the highest trump, or without one the highest card of the suit led."""
     return strongest(cards, strength_table(trump, lead_suit(cards[0], trump), joker_rank))
@@ -118,7 +122,7 @@ def strongest(cards: Sequence[int], strength: Sequence[int]) -> int:
     return best
 
 
-def beating(card: int, led: int, trump: int, joker_rank: str = "second_highest") -> int:
+def beating(card: int, led: int, trump: int, joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> int:
     """The bit set of cards that would beat ``card`` in a trick where ``led`` was led (R2)."""
     key = (trump, led, joker_rank)
     table = _BEATING.get(key)
@@ -158,13 +162,13 @@ def without_undertrumps(legal: int, trump_mask: int, strength: Sequence[int], be
 # ---------------------------------------------------------------------- scoring a hand (P7)
 
 
-def jack_award(rules: Rules, capturer_side: int, holder_side: int) -> tuple[int, str]:
+def jack_award(rules: Rules, capturer_side: int, holder_side: int) -> tuple[int, PointKind]:
     """R8, K12: ``(points, kind)`` for the side that won the jack of trumps in a trick. A jack won
     from another side scores ``hang_jack_points``, recorded as ``hang_jack`` when that differs from
     ``jack_points`` (docs/rules.md D1)."""
     if capturer_side != holder_side and rules.hang_jack_points != rules.jack_points:
-        return rules.hang_jack_points, "hang_jack"
-    return rules.jack_points, "jack"
+        return rules.hang_jack_points, PointKind.HANG_JACK
+    return rules.jack_points, PointKind.JACK
 
 
 def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], dealer: int) -> list[int]:
@@ -175,7 +179,7 @@ def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], d
         return [card_points.index(best)]
     tied = [side for side, points in enumerate(card_points) if points == best]
     rule = rules.game_tie_rule
-    if rule == "nobody":
+    if rule is GameTieRule.NOBODY:
         return []
     n = len(sides)
     dealer_side = sides[dealer]
@@ -184,7 +188,7 @@ def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], d
         side = sides[(dealer + i) % n]
         if side in tied and side != dealer_side and side not in others:
             others.append(side)
-    if rule == "seven_up" or n == 3:
+    if rule is GameTieRule.SEVEN_UP or n == 3:
         return others if len(others) == 1 else []
     return others  # non_dealer
 
@@ -231,14 +235,10 @@ class HandScorer:
                 jack_side = sides[seat]
         self.high, self.high_side, self.low, self.low_side = high, high_side, low, low_side
         self.jack_side = jack_side
-        self._plan = plan = rules.scoring_plan
-        captor_cards = 1 << jack
-        for kind, _ in plan:
-            if kind == "nine":
-                captor_cards |= 1 << self.nine
-            elif kind == "joker":
-                captor_cards |= 1 << JOKER
-        self.captor_cards = captor_cards
+        rule_plan = rules.plan
+        self._plan = rule_plan.scoring
+        self.captor_cards = ((1 << jack) | ((1 << self.nine) if rule_plan.scores_nine else 0)
+                             | ((1 << JOKER) if rule_plan.scores_joker else 0))
         self.pitcher_side = pitcher_side
         self.contract = contract
 
@@ -253,15 +253,16 @@ class HandScorer:
                     watched |= 1 << card
         return watched
 
-    def awards(self, captured: Sequence[int], card_points: Sequence[int]) -> list[tuple[int, int, str]]:
+    def awards(self, captured: Sequence[int], card_points: Sequence[int]) -> list[Award]:
         """Every award of the hand as ``(side, points, kind)`` in the order they are scored:
         ``scoring_order`` (R7–R9, RD25, RD28) — in an auction the pitcher's side first or its setback
         (RD18). ``captured[side]`` is the bit set of cards the side won in tricks, ``card_points[side]``
         their card points (R4). Awards of 0 points are left out (docs/rules.md D10)."""
-        out: list[tuple[int, int, str]] = []
+        out: list[Award] = []
         for kind, by_captor in self._plan:
-            if kind == "high" or kind == "low":
-                card, side = (self.high, self.high_side) if kind == "high" else (self.low, self.low_side)
+            if kind is PointKind.HIGH or kind is PointKind.LOW:
+                high = kind is PointKind.HIGH
+                card, side = (self.high, self.high_side) if high else (self.low, self.low_side)
                 if card < 0:
                     continue  # no natural trump in play (RD24)
                 if by_captor:  # K11: to the captor; a discarded card never won: nobody (D5)
@@ -269,30 +270,27 @@ class HandScorer:
                     if side < 0:
                         continue
                 out.append((side, 1, kind))
-            elif kind == "jack":
+            elif kind is PointKind.JACK:
                 side = captor(captured, self.jack)
                 if side >= 0 and side == self.jack_side:  # won by the side that held it
                     if self.rules.jack_points:
-                        out.append((side, self.rules.jack_points, "jack"))
+                        out.append((side, self.rules.jack_points, PointKind.JACK))
                 elif side >= 0:  # not in play, or in play only as a discard (K16): nobody
                     points, jack_kind = jack_award(self.rules, side, self.jack_side)
                     if points:
                         out.append((side, points, jack_kind))
-            elif kind == "game":
+            elif kind is PointKind.GAME:
                 points = self.rules.game_points
                 if points:
                     for side in game_sides(self.rules, card_points, self.sides, self.dealer):
-                        out.append((side, points, "game"))
+                        out.append((side, points, PointKind.GAME))
             else:  # nine (RD28) or joker (RD25): to the side that won it in a trick, else nobody
-                side = captor(captured, self.nine if kind == "nine" else JOKER)
+                side = captor(captured, self.nine if kind is PointKind.NINE else JOKER)
                 if side >= 0:
                     out.append((side, 1, kind))
         if self.pitcher_side >= 0:
             return pitcher_first(out, self.pitcher_side, self.contract)
         return out
-
-
-Award = tuple[int, int, str]  # (side, points, kind)
 
 
 def pitcher_first(awards: list[Award], pitcher_side: int, contract: int) -> list[Award]:
@@ -304,7 +302,7 @@ def pitcher_first(awards: list[Award], pitcher_side: int, contract: int) -> list
     others = [award for award in awards if award[0] != pitcher_side]
     if sum(points for _, points, _ in mine) >= contract:
         return mine + others
-    return [(pitcher_side, -contract, "setback"), *others]
+    return [(pitcher_side, -contract, PointKind.SETBACK), *others]
 
 
 def captor(captured: Sequence[int], card: int) -> int:
@@ -326,7 +324,7 @@ def card_points(cards: int) -> int:
             + _SUIT_POINTS[cards >> 26 & 8191] + _SUIT_POINTS[cards >> 39 & 8191])
 
 
-def settle(scores: list[int], awards: Sequence[tuple[int, int, str]], target: int) -> tuple[int, int | None]:
+def settle(scores: list[int], awards: Sequence[Award], target: int) -> tuple[int, int | None]:
     """R10: add ``awards`` (``(side, points, kind)``) to ``scores`` in order, in place, and stop at the
     first that takes its side to ``target``: that side wins the game at that moment, and the hand's
     later awards are not added (a negative award never ends a game, RD2). Return ``(added, winner)``:
@@ -347,7 +345,7 @@ def gift_recipients(rules: Rules, sides: Sequence[int], dealer: int) -> list[int
     n = len(sides)
     eldest = (dealer + 1) % n
     beggar_side = sides[eldest]
-    if rules.gift_recipients == "beggar_side":
+    if rules.plan.gift_to_beggar_side:
         return [beggar_side]
     dealer_side = sides[dealer]
     out: list[int] = []
@@ -359,16 +357,16 @@ def gift_recipients(rules: Rules, sides: Sequence[int], dealer: int) -> list[int
 
 
 def gift_blocked(rules: Rules, sides: Sequence[int], dealer: int, scores: Sequence[int]) -> bool:
-    """K8: whether the gift is forbidden (the dealer must run). ``non_beggar_3p`` (seed 000): with 3
+    """K8: whether the gift is forbidden (the dealer must run). ``non_beggar_3p`` (source 000): with 3
     players, when the gift would put the opponent who did not beg out (docs/rules.md D2);
     ``any_recipient_would_win``: when it would put any recipient out; ``none``: never."""
     block = rules.gift_block
-    if block == "none":
+    if block is GiftBlock.NONE:
         return False
     points = rules.gift_points
     target = rules.target_points
     recipients = gift_recipients(rules, sides, dealer)
-    if block == "non_beggar_3p":
+    if block is GiftBlock.NON_BEGGAR_3P:
         n = len(sides)
         if n != 3:
             return False

@@ -17,7 +17,7 @@ from allfours_env.actions import BEG, BID_BASE, GIFT, HOLD, MAX_BID, PASS, RUN, 
 from allfours_env.cards import pack_size
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
-from allfours_env.rules import Rules
+from allfours_env.rules import Rules, TrumpSelection
 from allfours_env.scoring import auction_result
 from allfours_env.seeding import derive_seed
 from evaluate.schedule import Table, deal_group, game_seed
@@ -30,7 +30,7 @@ _AUCTION_ACTIONS = frozenset({PASS, HOLD, *range(BID_BASE, BID_BASE + MAX_BID)})
 #: The numbers of :attr:`GameSummary.contracts`, in order.
 CONTRACT_FIELDS = ("won", "made", "points")
 #: The decisions a game can hold, by how trump is chosen (none where the cards alone decide).
-DECISIONS_BY_SELECTION = {"turnup": DECISIONS[:4], "auction": DECISIONS[4:]}
+DECISIONS_BY_SELECTION = {TrumpSelection.TURNUP: DECISIONS[:4], TrumpSelection.AUCTION: DECISIONS[4:]}
 
 
 @dataclass(slots=True)
@@ -105,7 +105,7 @@ def contracts_of(game: Game) -> tuple[tuple[int, int, int], ...]:
     and settled by the engine's own :func:`~allfours_env.scoring.auction_result`."""
     rules = game.rules
     contracts = [[0, 0, 0] for _ in range(rules.num_sides)]
-    if rules.trump_selection != "auction":
+    if not rules.plan.auction:
         return tuple(tuple(c) for c in contracts)  # type: ignore[misc]
     bids: list[tuple[int, int]] = []
     set_back = False

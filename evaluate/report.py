@@ -23,15 +23,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from allfours_env.rules import Rules
+from allfours_env.rules import PointKind, Rules, TrumpSelection
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, DECISIONS_BY_SELECTION
 from evaluate.tournament import TournamentResult
 
 #: Every file :func:`save` may write, in this order.
 REPORT_FILES = ("results.json", "agents.csv", "tables.csv", "games.csv", "records.jsonl", "results.png")
 
-KIND_TITLES = {"high": "High", "low": "Low", "jack": "Jack", "nine": "Nine", "joker": "Joker", "game": "Game",
-               "turnup": "turn-up", "gift": "gift", "void": "void", "setback": "setback"}
+KIND_TITLES = {PointKind.HIGH: "High", PointKind.LOW: "Low", PointKind.JACK: "Jack", PointKind.NINE: "Nine",
+               PointKind.JOKER: "Joker", PointKind.GAME: "Game", PointKind.TURNUP: "turn-up",
+               PointKind.GIFT: "gift", PointKind.VOID: "void", PointKind.SETBACK: "setback",
+               PointKind.HANG_JACK: "hang jack"}
 
 
 def _pct(value: float | None) -> str:
@@ -46,9 +48,11 @@ def _num(value: float | None, signed: bool = False) -> str:
 
 #: The decision columns of the leaderboard by how trump is chosen: (title, statistic, format).
 DECISION_COLUMNS = {
-    "turnup": (("beg", "beg_rate", _pct), ("gift", "gift_rate", _pct), ("run", "run_rate", _pct)),
-    "auction": (("bid", "bid_rate", _pct), ("contracts", "contract_rate", _pct), ("made", "made_rate", _pct),
-                ("mean contract", "mean_contract", lambda v: "–" if v is None else f"{v:.2f}")),
+    TrumpSelection.TURNUP: (("beg", "beg_rate", _pct), ("gift", "gift_rate", _pct),
+                            ("run", "run_rate", _pct)),
+    TrumpSelection.AUCTION: (("bid", "bid_rate", _pct), ("contracts", "contract_rate", _pct),
+                             ("made", "made_rate", _pct),
+                             ("mean contract", "mean_contract", lambda v: "–" if v is None else f"{v:.2f}")),
 }
 
 
@@ -57,7 +61,9 @@ def kinds_of(rules: Rules) -> tuple[str, ...]:
     the hand's points in scoring order (the jack's column holds the hang jack too), then the turn-up,
     the gift and a voided hand's where cards are turned up, and the setback where there is an
     auction (docs/rules.md §8)."""
-    extra = {"turnup": ("turnup", "gift", "void"), "auction": ("setback",)}.get(rules.trump_selection, ())
+    plan = rules.plan
+    extra = ((PointKind.TURNUP, PointKind.GIFT, PointKind.VOID) if plan.turnup
+             else (PointKind.SETBACK,) if plan.auction else ())
     return (*rules.scoring_order, *extra)
 
 
@@ -198,7 +204,7 @@ def game_rows(result: TournamentResult) -> list[dict[str, Any]]:
                 row[f"side{side}_points_{kind}"] = points[side]
             for slot, name in decisions:
                 row[f"side{side}_decisions_{name}"] = game.decisions[side][slot]
-            if game.contracts is not None and result.rules.trump_selection == "auction":
+            if game.contracts is not None and result.rules.plan.auction:
                 for name, count in zip(CONTRACT_FIELDS, game.contracts[side]):
                     row[f"side{side}_contracts_{name}"] = count
         rows.append(row)

@@ -33,13 +33,16 @@ from typing import Any
 
 import numpy as np
 
+from allfours_env.rules import PointKind
 from allfours_env.seeding import derive_seed
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, GameSummary
 from evaluate.rating import fit_ratings
 from evaluate.schedule import Table
 
-#: Points kinds in the order tables show them; other kinds (later presets) follow in name order.
-KINDS = ("high", "low", "jack", "game", "turnup", "gift", "void")
+#: The point kinds every agent's numbers list (0 where none was scored), in this order; the kinds
+#: only some presets score (the nine, the joker, the setback) follow where scored, in name order.
+KINDS = (PointKind.HIGH, PointKind.LOW, PointKind.JACK, PointKind.GAME, PointKind.TURNUP, PointKind.GIFT,
+         PointKind.VOID)
 BOOTSTRAP_RESAMPLES = 2000
 
 
@@ -131,8 +134,8 @@ def describe(tally: dict[str, Any], confidence: float = 0.95) -> dict[str, Any]:
     points per hand by kind, decision counts and rates."""
     games, hands = tally["games"], tally["hands"]
     kinds = dict(tally["kinds"])
-    kinds["jack"] = kinds.get("jack", 0) + kinds.get("hang_jack", 0)
-    order = list(KINDS) + sorted(set(kinds) - set(KINDS) - {"hang_jack"}) + ["hang_jack"]
+    kinds[PointKind.JACK] = kinds.get(PointKind.JACK, 0) + kinds.get(PointKind.HANG_JACK, 0)
+    order = list(KINDS) + sorted(set(kinds) - set(KINDS) - {PointKind.HANG_JACK}) + [PointKind.HANG_JACK]
     stand, beg, gift, run, passes, bids, holds = tally["decisions"]
     won, made, contract_points = tally["contracts"]
     return {

@@ -56,8 +56,8 @@ from allfours_env.observation import (
     TRUMP,
     TURNUP,
     VOIDS,
-    round2_features,
     rules_features,
+    selection_and_pack_features,
 )
 from conftest import ALL_PRESET_PLAYERS, PRESET_PLAYERS
 
@@ -265,14 +265,14 @@ def reference_observation(game: Game, seat: int) -> np.ndarray:
     if face_up and game.pos < pack:
         obs[STOCK_TOP + game.deck[game.pos]] = 1
     obs[RULES:RULES + RULES_SIZE] = rules_features(rules)
-    obs[RULES2:] = round2_features(rules)
+    obs[RULES2:] = selection_and_pack_features(rules)
     return obs
 
 
 def test_rules_block_has_the_documented_size():
     for preset, num_players in ALL_PRESET_PLAYERS:
         assert len(rules_features(Rules.make(preset, num_players))) == RULES_SIZE
-        assert RULES2 + len(round2_features(Rules.make(preset, num_players))) == OBS_SIZE
+        assert RULES2 + len(selection_and_pack_features(Rules.make(preset, num_players))) == OBS_SIZE
 
 
 @pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)

@@ -165,7 +165,7 @@ def test_E6_no_trump_in_play_only_game_is_scored():
 
 
 def test_seed000_example_held_high_and_low_and_captured_jack():
-    # Seed 000 "Wertung": clubs trump; Anna (A) held KC 4C, Ben (B) 9C JC; A wins the JC trick;
+    # Source 000 "Wertung": clubs trump; Anna (A) held KC 4C, Ben (B) 9C JC; A wins the JC trick;
     # B's tricks hold two tens, an ace and a queen (26) against A's 11. A 3, B 1.
     game = stacked_game(hands=("KC 4C 2D 3D 2H QD", "9C JC TD TH AS QS"), turnup="8C")
     play(game, "1:stand",

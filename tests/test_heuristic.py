@@ -1,5 +1,5 @@
 """The rule-based ``heuristic`` bot (issue 4): legal play everywhere, no hidden information, and the
-tactics of the seeds' strategy notes in known positions."""
+tactics of the sources' strategy notes in known positions."""
 
 import random
 
@@ -207,7 +207,7 @@ def test_throws_the_lowest_card_when_it_cannot_win():
 
 @pytest.mark.parametrize("hand", ["AC KC 5C 3D 9D 6S", "AC 5C 3D 9D 4S 6S", "KC 7C 3D 9D 4S 6S"])
 def test_leads_a_high_trump_to_catch_the_jack(hand):
-    """Seed 000: holding the ace or king of trumps, lead a high trump while the jack is out."""
+    """Source 000: holding the ace or king of trumps, lead a high trump while the jack is out."""
     game = stacked_game(hands=("2H 3H 4H 5H 6H 7H", hand), turnup="8C")
     play(game, "1:stand")
     played = decide(game, 1)

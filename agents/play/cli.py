@@ -168,7 +168,7 @@ def setup(args: argparse.Namespace, *, input_fn: Callable[[str], str], output: T
     warn_unfit(bots.values(), rules)  # a policy trained for another game: one line on stderr
     game = Game(rules, seed=seed)
     session = TerminalGame(game, args.seat, bots, input_fn=input_fn, output=output, delay=args.delay)
-    direction = "clockwise" if rules.direction == "cw" else "anticlockwise"
+    direction = "clockwise" if rules.plan.clockwise else "anticlockwise"
     session.intro = [
         f"All Fours: {rules.preset}, {rules.num_players} players, {rules.target_points} points to win, "
         f"{direction}; seed {seed} (play these deals again with --seed {seed}).",

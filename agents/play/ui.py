@@ -33,8 +33,9 @@ from allfours_env.render import (
     render_table,
     side_name,
 )
+from allfours_env.rules import PointKind
 
-_KIND_ORDER = ("high", "low", "jack", "hang_jack", "game", "turnup", "gift", "void")
+_KIND_ORDER = tuple(PointKind)
 _PHASE_HELP = {
     "beg": "You are eldest: 'stand' keeps the proposed trump, 'beg' asks the dealer for another one.",
     "gift_or_run": "You are the dealer and eldest begged: 'gift' gives the point(s) and keeps the "
