@@ -37,7 +37,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from allfours_env.actions import BEG, BID_BASE, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE, RUN, STAND
+from allfours_env.actions import (
+    BEG,
+    BID_AMOUNT,
+    GIFT,
+    HOLD,
+    PASS,
+    PLAYED_CARD,
+    RUN,
+    STAND,
+    discard_action,
+    play_action,
+)
 from allfours_env.cards import (
     CARD_GAME_POINTS,
     JACK_RANK,
@@ -52,12 +63,12 @@ from allfours_env.cards import (
 )
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
-from allfours_env.rules import SUITS_BY_LETTER
 from allfours_env.scoring import (
     NINE_RANK,
     beating,
     card_points,
     card_strength,
+    card_suit,
     lead_suit,
     trick_winner,
     trump_cards,
@@ -146,15 +157,10 @@ def _below(card: int) -> int:
     return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
 
 
-def _suit(card: int, trump: int) -> int:
-    """The suit a card follows as: its own, or the trump suit for the joker (RD22)."""
-    return trump if card == JOKER else card // NUM_RANKS
-
-
 def _higher(card: int, seat: _Seat) -> int:
     """The cards of ``card``'s suit that outrank it (R1); for a trump, the trumps that beat it, the
     joker included (RD22)."""
-    if _suit(card, seat.trump) == seat.trump:
+    if card_suit(card, seat.trump) == seat.trump:
         return beating(card, seat.trump, seat.trump, seat.joker_rank)
     return _above(card)
 
@@ -233,27 +239,26 @@ class HeuristicAgent(Agent):
         """P5: discard the card least worth keeping (high trumps, jack, tens and aces stay)."""
         hand, trump = view.hand, view.trump
         best = min(cards_of(hand), key=lambda c: discard_keep(c, hand, trump))
-        return DISCARD_BASE + best
+        return discard_action(best)
 
     # ------------------------------------------------------------------ P6, P8: trick play
 
     def _play(self, view: SeatView, legal: tuple[int, ...]) -> int:
         """P6: the legal card of highest expected value; P8, RD16: the first lead also picks trump."""
-        cards = [a - PLAY_BASE for a in legal]
+        cards = [PLAYED_CARD[a] for a in legal]
         if view.trump < 0:
-            return PLAY_BASE + self._blind_lead(view, cards)
+            return play_action(self._blind_lead(view, cards))
         table = _table(view, view.trump)
         weights = _weights(view, table)
         best = max(cards, key=lambda c: _card_value(table, weights, c))
-        return PLAY_BASE + best
+        return play_action(best)
 
     def _blind_lead(self, view: SeatView, cards: list[int]) -> int:
         """P8, RD16: lead from the suit that makes the best trump; the led card fixes it (the joker
         makes ``joker_lead_trump`` trump, RD23)."""
         best_card, best_value = cards[0], float("-inf")
-        joker_suit = SUITS_BY_LETTER[view.rules.joker_lead_trump]
         for suit in range(4):
-            mine = [c for c in cards if (c // NUM_RANKS if c != JOKER else joker_suit) == suit]
+            mine = [c for c in cards if lead_suit(c, -1, view.rules.joker_lead_trump) == suit]
             if not mine:
                 continue
             table = _table(view, suit)
@@ -280,7 +285,7 @@ def auction_bid(view: SeatView, legal: tuple[int, ...], high_bid: int) -> int:
     can_make = int(max(suit_strength(view, suit) for suit in range(4)) + BID_ROUND_UP)
     if HOLD in legal:
         return HOLD if can_make >= high_bid else PASS
-    bids = [a for a in legal if BID_BASE <= a < HOLD and a - BID_BASE + 1 <= can_make]
+    bids = [a for a in legal if 0 < BID_AMOUNT[a] <= can_make]
     return bids[-1] if bids else PASS
 
 
@@ -443,7 +448,7 @@ def _draw_worth(card: int, seat: _Seat, point_cards: int) -> float:
     """What a card drawn from the stock is worth to its drawer, in card points: its card points, a
     trump's power, and a point card's point."""
     worth = float(CARD_GAME_POINTS[card])
-    if _suit(card, seat.trump) == seat.trump:
+    if card_suit(card, seat.trump) == seat.trump:
         worth += DRAW_TRUMP + 0.5 * (card % NUM_RANKS)
     if point_cards >> card & 1 or card == seat.trump * NUM_RANKS + JACK_RANK:
         worth += POINT
@@ -507,7 +512,7 @@ def _win_chance(table: _Trick, best: int, mine: bool) -> float:
     """Chance that our side takes the trick if ``best`` stands winning now (ours if ``mine``)."""
     seat = table.seat
     p = 1.0 if mine else 0.0
-    led = table.led if table.led >= 0 else _suit(best, seat.trump)
+    led = table.led if table.led >= 0 else card_suit(best, seat.trump)
     beat = beating(best, led, seat.trump, seat.joker_rank)
     for q in table.later:
         if seat.sides[q] != seat.side:
@@ -521,7 +526,7 @@ def _keep_value(table: _Trick, weights: _Weights, card: int) -> float:
     """What ``card`` is worth kept in hand for a later trick: its trick-winning power plus the points
     (R4) and Jack (R8) it carries, times how likely our side is to bring them home later."""
     seat = table.seat
-    suit = _suit(card, seat.trump)
+    suit = card_suit(card, seat.trump)
     higher = _higher(card, seat) & seat.unseen
     carried = CARD_GAME_POINTS[card] * weights.point
     if table.point_cards >> card & 1:
@@ -543,7 +548,7 @@ def _keep_value(table: _Trick, weights: _Weights, card: int) -> float:
 def _expected_drop(table: _Trick, best: int) -> float:
     """Card points the players still to play are expected to add to the trick."""
     seat = table.seat
-    led = table.led if table.led >= 0 else _suit(best, seat.trump)
+    led = table.led if table.led >= 0 else card_suit(best, seat.trump)
     total = 0.0
     for q in table.later:
         pool = seat.pool(q)
@@ -558,7 +563,7 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
     """Expected worth of playing ``card`` now: trick outcome (card points, Jack) minus its keep value."""
     seat = table.seat
     trump = seat.trump
-    led = table.led if table.led >= 0 else _suit(card, trump)
+    led = table.led if table.led >= 0 else card_suit(card, trump)
     jr = seat.joker_rank
     if table.best < 0 or card_strength(card, led, trump, jr) > card_strength(table.best, led, trump, jr):
         best, mine = card, True
@@ -601,7 +606,7 @@ def _lead_bonus(table: _Trick, weights: _Weights, card: int) -> float:
     them (R8) — and leaves them fewer trumps to ruff our counting cards with (R3)."""
     seat = table.seat
     trump = seat.trump
-    if _suit(card, trump) != trump:
+    if card_suit(card, trump) != trump:
         return 0.0
     jack = trump * NUM_RANKS + JACK_RANK
     lower = _lower_trumps(card, seat) & seat.unseen

@@ -72,13 +72,23 @@ import numpy as np
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent, auction_bid, discard_keep
 from agents.solver import WIN, HandSolver
-from allfours_env.actions import BEG, BID_BASE, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE, RUN, STAND
+from allfours_env.actions import (
+    BEG,
+    DISCARDED_CARD,
+    GIFT,
+    PLAYED_CARD,
+    RUN,
+    STAND,
+    discard_action,
+    is_play,
+    play_action,
+)
 from allfours_env.cards import cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import Rules, TrumpSelection
-from allfours_env.scoring import legal_bids
+from allfours_env.scoring import high_bid_after, legal_bids
 
 _MAX_STEPS = 500
 AUTO = "auto"
@@ -199,7 +209,7 @@ class PIMCAgent(Agent):
             if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
                 solver, position = solve_position(world, side, self.max_nodes)
                 for card, value in solver.solve(*position).items():
-                    totals[PLAY_BASE + card] += weight * value
+                    totals[play_action(card)] += weight * value
             elif view.phase == Phase.BEG:
                 totals[STAND] += self._value_after(world, [STAND], side)
                 for action in dealer_options:
@@ -261,8 +271,7 @@ class PIMCAgent(Agent):
                 legal = legal_bids(rules, high, seat == view.dealer)
                 if auction_bid(SeatView(world, seat), legal, high) != action:
                     weight *= BID_MISMATCH
-            if BID_BASE <= action < HOLD:
-                high = action - BID_BASE + 1
+            high = high_bid_after(high, action)
         return weight
 
     def settings(self, rules: Rules) -> tuple[int, float | None]:
@@ -286,13 +295,13 @@ class PIMCAgent(Agent):
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:
         """Among equally good actions prefer the cheapest: the card least worth keeping."""
-        if PLAY_BASE <= action < PASS:
-            return discard_keep(action - PLAY_BASE, view.hand, view.trump), action
+        if is_play(action):
+            return discard_keep(PLAYED_CARD[action], view.hand, view.trump), action
         return 0.0, action
 
     def _discard(self, view: SeatView, legal: tuple[int, ...]) -> int:
         hand, trump = view.hand, view.trump
-        return min(legal, key=lambda a: (discard_keep(a - DISCARD_BASE, hand, trump), a))
+        return min(legal, key=lambda a: (discard_keep(DISCARDED_CARD[a], hand, trump), a))
 
     # ------------------------------------------------------------------ valuing a deal
 
@@ -320,7 +329,7 @@ class PIMCAgent(Agent):
             if game.phase == Phase.DISCARD:
                 hand, trump = game.hands[seat], game.trump
                 card = min(cards_of(hand), key=lambda c: (discard_keep(c, hand, trump), c))
-                game.apply(DISCARD_BASE + card)
+                game.apply(discard_action(card))
             elif solve and game.phase == Phase.PLAY and game.trump >= 0 and self._small(game):
                 scored = side_value(before, game, side)
                 if abs(scored) >= WIN:

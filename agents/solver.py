@@ -16,16 +16,15 @@ estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 
 from __future__ import annotations
 
-from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_RANKS, SUIT_MASKS
+from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, NUM_RANKS
 from allfours_env.engine import Game
 from allfours_env.scoring import (
     card_points,
-    is_trump_strength,
-    legal_plays,
+    card_suit,
+    follow_plays,
     settle,
     strength_tables,
     strongest,
-    without_undertrumps,
 )
 
 WIN = 10.0
@@ -55,7 +54,7 @@ class HandSolver:
         self.watched = self.scorer.watched
         self.captor_cards = self.scorer.captor_cards
         self.joker_rank = rules.joker_rank
-        self._suit = _SUIT + (game.trump,)  # the joker follows as a trump (RD22)
+        self._suit = tuple(card_suit(card, game.trump) for card in range(NUM_CARD_IDS))
         self._strengths = strength_tables(game.trump, self.joker_rank)  # R1, R2: by suit led
         self.rules = rules
         self.scores = list(game.scores)
@@ -112,17 +111,13 @@ class HandSolver:
     # ------------------------------------------------------------------ search
 
     def legal(self, hand: int, trick: list[tuple[int, int]]) -> int:
-        """R3 (and K15) for a hand facing ``trick``, by :func:`~allfours_env.scoring.legal_plays`."""
+        """R3 (and K15) for a hand facing ``trick``, by :func:`~allfours_env.scoring.follow_plays`."""
         if not trick:
             return hand
         led = self._suit[trick[0][1]]
-        led_mask = self.trump_mask if led == self.trump else SUIT_MASKS[led]
-        legal = legal_plays(hand, led_mask, self.trump_mask)
-        if self.undertrump_banned and led != self.trump:
-            strength = self._strengths[led]
-            best = max(strength[c] for _, c in trick)
-            if is_trump_strength(best):
-                legal = without_undertrumps(legal, self.trump_mask, strength, best)
+        strength = self._strengths[led]
+        best = max(strength[c] for _, c in trick) if self.undertrump_banned else 0
+        legal = follow_plays(hand, led, self.trump, self.trump_mask, strength, best, self.undertrump_banned)
         return legal
 
     def solve(

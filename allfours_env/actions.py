@@ -72,13 +72,39 @@ def play_action(card: int) -> int:
     return PLAY_BASE + card
 
 
+def bid_action(amount: int) -> int:
+    """The action id that bids ``amount`` (1..MAX_BID)."""
+    return BID_BASE + amount - 1
+
+
+#: Decoders by action id, for every caller including the hot paths: the card a play moves (-1 for
+#: any other action), the card a discard moves (-1 likewise), the amount a bid names (0 for any
+#: other action, ``pass`` and ``hold`` included), and whether the action is one of the auction's.
+PLAYED_CARD = tuple(a - PLAY_BASE if PLAY_BASE <= a < PASS else -1 for a in range(NUM_ACTIONS))
+DISCARDED_CARD = tuple(a - DISCARD_BASE if DISCARD_BASE <= a < PLAY_BASE else -1 for a in range(NUM_ACTIONS))
+BID_AMOUNT = tuple(a - BID_BASE + 1 if BID_BASE <= a < HOLD else 0 for a in range(NUM_ACTIONS))
+IS_AUCTION_ACTION = tuple(PASS <= a <= HOLD for a in range(NUM_ACTIONS))
+
+
+def is_play(action: int) -> bool:
+    """Whether ``action`` plays a card to a trick."""
+    return PLAYED_CARD[action] >= 0
+
+
+def is_discard(action: int) -> bool:
+    """Whether ``action`` discards a card."""
+    return DISCARDED_CARD[action] >= 0
+
+
+def is_bid(action: int) -> bool:
+    """Whether ``action`` bids an amount (``bid N``; not ``pass`` or ``hold``)."""
+    return BID_AMOUNT[action] > 0
+
+
 def action_card(action: int) -> int | None:
     """The card a discard or play action moves, or ``None`` for any other action."""
-    if DISCARD_BASE <= action < PLAY_BASE:
-        return action - DISCARD_BASE
-    if PLAY_BASE <= action < PASS:
-        return action - PLAY_BASE
-    return None
+    card = max(PLAYED_CARD[action], DISCARDED_CARD[action])
+    return card if card >= 0 else None
 
 
 def action_to_str(action: int) -> str:
@@ -89,15 +115,15 @@ def action_to_str(action: int) -> str:
             action = action.__index__()
         except AttributeError:
             raise TypeError(f"an action id is an integer, got {type(action).__name__}") from None
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action id {action} is out of range: ids are 0..{NUM_ACTIONS - 1}")
     if action in _WORDS:
         return _WORDS[action]
-    if DISCARD_BASE <= action < PLAY_BASE:
-        return "discard " + card_str(action - DISCARD_BASE)
-    if PLAY_BASE <= action < PASS:
-        return "play " + card_str(action - PLAY_BASE)
-    if BID_BASE <= action < HOLD:
-        return f"bid {action - BID_BASE + 1}"
-    raise ValueError(f"action id {action} is out of range: ids are 0..{NUM_ACTIONS - 1}")
+    if is_discard(action):
+        return "discard " + card_str(DISCARDED_CARD[action])
+    if is_play(action):
+        return "play " + card_str(PLAYED_CARD[action])
+    return f"bid {BID_AMOUNT[action]}"
 
 
 def str_to_action(text: str) -> int:
@@ -115,7 +141,7 @@ def str_to_action(text: str) -> int:
     except ValueError as err:
         raise ValueError(f"{text!r} is not an action: {err}") from None
     if verb == "bid" and arg.isdigit() and 1 <= int(arg) <= MAX_BID:
-        return BID_BASE + int(arg) - 1
+        return bid_action(int(arg))
     raise ValueError(
         f"{text!r} is not an action: write one of 'stand', 'beg', 'gift', 'run', 'discard XX', "
         f"'play XX' (XX a card such as 'AS'), 'pass', 'bid N' (N = 1..{MAX_BID}) or 'hold'"

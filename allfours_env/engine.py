@@ -25,12 +25,12 @@ from typing import Any
 
 from allfours_env.actions import (
     BEG,
-    BID_BASE,
     DISCARD_BASE,
+    DISCARDED_CARD,
     GIFT,
-    HOLD,
     NUM_ACTIONS,
     PLAY_BASE,
+    PLAYED_CARD,
     RUN,
     STAND,
     action_to_str,
@@ -55,16 +55,15 @@ from allfours_env.rules import PointKind, Rules, TrumpSelection
 from allfours_env.scoring import (
     HandScorer,
     auction_result,
+    follow_plays,
     gift_blocked,
     gift_recipients,
-    is_trump_strength,
+    high_bid_after,
     lead_suit,
     legal_bids,
-    legal_plays,
     settle,
     strength_tables,
     trump_cards,
-    without_undertrumps,
 )
 
 # The phases under short names for the hot paths (``Phase`` is the public type).
@@ -305,17 +304,15 @@ class Game:
 
     def play_mask(self) -> int:
         """The bit set of cards ``current_player`` may play now (R3, K15; by
-        :func:`~allfours_env.scoring.legal_plays`)."""
+        :func:`~allfours_env.scoring.follow_plays`)."""
         legal = self._play_mask
         if legal < 0:  # not yet worked out since the last move
             hand = self.hands[self.current_player]
             if not self.trick_cards:
                 legal = hand
             else:
-                legal = legal_plays(hand, self.led_mask, self.trump_mask)
-                best = self.win_strength
-                if self._undertrump_banned and self.led != self.trump and is_trump_strength(best):
-                    legal = without_undertrumps(legal, self.trump_mask, self.strength, best)
+                legal = follow_plays(hand, self.led, self.trump, self.trump_mask, self.strength,
+                                     self.win_strength, self._undertrump_banned)
             self._play_mask = legal
         return legal
 
@@ -338,12 +335,14 @@ class Game:
         decision. An illegal action raises :class:`IllegalActionError` and changes nothing."""
         if type(action) is not int:
             action = as_action_id(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise self._illegal(action)
         phase = self.phase
         seat = self.current_player
         if phase == PLAY_PHASE:
             legal = self._legal  # the legal set as asked for, if it was
+            card = PLAYED_CARD[action]
             if legal is None:
-                card = action - PLAY_BASE
                 if card < 0 or not self.play_mask() >> card & 1:
                     raise self._illegal(action)
             elif action not in legal:
@@ -351,9 +350,9 @@ class Game:
             self._legal = None
             self._play_mask = -1
             self.log.append(_ACT_EVENTS[seat][action])
-            self._play(seat, action - PLAY_BASE)
+            self._play(seat, card)
         elif phase == DISCARD_PHASE:
-            card = action - DISCARD_BASE
+            card = DISCARDED_CARD[action]
             if not 0 <= card < NUM_CARDS or not self.hands[seat] >> card & 1:
                 raise self._illegal(action)
             self._legal = None
@@ -559,8 +558,7 @@ class Game:
     def _bid(self, seat: int, action: int) -> None:
         """RD13–RD15: record a bid; after the dealer's, the auction's winner pitches (leads)."""
         self.bids.append((seat, action))
-        if BID_BASE <= action < HOLD:
-            self.high_bid = action - BID_BASE + 1
+        self.high_bid = high_bid_after(self.high_bid, action)
         if seat != self.dealer:
             self.current_player = (seat + 1) % self.n
             return

@@ -18,19 +18,19 @@ from __future__ import annotations
 import random
 from math import factorial
 
-from allfours_env.actions import DISCARD_BASE, PASS, PLAY_BASE
-from allfours_env.cards import FULL_PACK, JOKER, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of
+from allfours_env.actions import PLAYED_CARD, is_discard, is_play
+from allfours_env.cards import FULL_PACK, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
-from allfours_env.scoring import is_trump_strength, lead_suit, strength_table
+from allfours_env.scoring import card_suit, is_trump_strength, lead_suit, strength_table
 
 
 def played_cards(game: Game) -> list[int]:
     """Bit sets of the cards each seat has played in the current hand's tricks (public)."""
     played = [0] * game.n
     for kind, seat, value in game.hand_log():
-        if kind == EventKind.ACT and PLAY_BASE <= value < PASS:
-            played[seat] |= 1 << (value - PLAY_BASE)
+        if kind == EventKind.ACT and is_play(value):
+            played[seat] |= 1 << PLAYED_CARD[value]
     return played
 
 
@@ -52,8 +52,8 @@ def seen_draws(game: Game, observer: int) -> list[int]:
     for kind, seat, value in game.hand_log():
         if kind == EventKind.DRAW and sees_draw(game, seat, observer):
             seen[seat] |= 1 << value
-        elif kind == EventKind.ACT and PLAY_BASE <= value < PASS:
-            seen[seat] &= ~(1 << (value - PLAY_BASE))
+        elif kind == EventKind.ACT and is_play(value):
+            seen[seat] &= ~(1 << PLAYED_CARD[value])
     return seen
 
 
@@ -79,10 +79,10 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
             trick, best = [], -1
         elif kind == EventKind.DRAW and not sees_draw(game, seat, -1 if observer is None else observer):
             forbidden[seat] = 0
-        if kind != EventKind.ACT or not PLAY_BASE <= value < PASS:
+        if kind != EventKind.ACT or not is_play(value):
             continue
-        card = value - PLAY_BASE
-        suit = trump if card == JOKER else card // NUM_RANKS
+        card = PLAYED_CARD[value]
+        suit = card_suit(card, trump)
         if not trick:
             strength = strength_table(trump, lead_suit(card, trump, rules.joker_lead_trump), rules.joker_rank)
         else:
@@ -204,7 +204,7 @@ class SeatView:
         out = []
         for event in self._game.hand_log():
             kind, who, value = event
-            if kind == EventKind.ACT and who != self.seat and DISCARD_BASE <= value < PLAY_BASE:
+            if kind == EventKind.ACT and who != self.seat and is_discard(value):
                 event = Event(EventKind.ACT, who, None)
             out.append(event)
         return out
@@ -294,8 +294,8 @@ def _holds_the_first_draw(game: Game, seat: int) -> int:
             if who == seat:
                 return -1  # this seat drew it: the draws after it are any cards
             drawer = who
-        elif kind == EventKind.ACT and who == drawer and PLAY_BASE <= value < PASS:
-            if (value - PLAY_BASE) // NUM_RANKS == game.trump:
+        elif kind == EventKind.ACT and who == drawer and is_play(value):
+            if PLAYED_CARD[value] // NUM_RANKS == game.trump:
                 return -1
     return drawer
 

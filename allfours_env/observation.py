@@ -83,7 +83,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from allfours_env.actions import BEG, DISCARD_BASE, GIFT, HOLD, PASS, PLAY_BASE, RUN, STAND
+from allfours_env.actions import (
+    BEG,
+    BID_AMOUNT,
+    DISCARDED_CARD,
+    GIFT,
+    IS_AUCTION_ACTION,
+    PASS,
+    PLAYED_CARD,
+    RUN,
+    STAND,
+)
 from allfours_env.cards import JOKER, NUM_CARD_IDS, NUM_RANKS, RANKS, SUIT_MASKS
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
@@ -301,8 +311,8 @@ class SeatEncoder:
         for kind, who, value in log[start:end]:
             if kind == _ACT:
                 rel = (who - seat) % n
-                if PLAY_BASE <= value < PASS:  # a card played (P6): public
-                    card = value - PLAY_BASE
+                card = PLAYED_CARD[value]
+                if card >= 0:  # a card played (P6): public
                     mv[_PLAYED_BY_BASE + rel * NUM_CARD_IDS + card] = 1.0
                     mv[_TRICK_BASE + card] = 1.0
                     mv[_ORDER_BASE + card] = self._order_value
@@ -318,11 +328,11 @@ class SeatEncoder:
                         mv[VOIDS + 4 * rel + self._led] = 1.0
                     if stock and self._known[rel] >> card & 1:
                         self._on_known_played(rel, card)
-                elif value >= PASS:  # a bid (RD13): public
+                elif IS_AUCTION_ACTION[value]:  # a bid (RD13): public
                     self._on_bid(rel, value)
-                elif value >= DISCARD_BASE:  # a discard (P5): only its count is public
+                elif DISCARDED_CARD[value] >= 0:  # a discard (P5): only its count is public
                     if rel == 0:
-                        mv[_MY_DISCARD_BASE + value - DISCARD_BASE] = 1.0
+                        mv[_MY_DISCARD_BASE + DISCARDED_CARD[value]] = 1.0
                     held[rel] -= 1
                     self._dropped[rel] += 1
                     mv[HAND_SIZE + rel] = held[rel] / MAX_TRICKS
@@ -383,8 +393,8 @@ class SeatEncoder:
         slot = BIDS + BID_SLOTS * rel
         mv[slot] = 0.0
         mv[slot + 1 + action - PASS] = 1.0
-        if PASS < action < HOLD:
-            mv[HIGH_BID] = (action - PASS) / 5
+        if BID_AMOUNT[action]:
+            mv[HIGH_BID] = BID_AMOUNT[action] / 5
             for k in range(4):
                 mv[HIGH_BIDDER + k] = 1.0 if k == rel else 0.0
 

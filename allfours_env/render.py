@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from allfours_env.actions import DISCARD_BASE, PLAY_BASE, action_card, action_to_str
+from allfours_env.actions import action_card, action_to_str, is_discard
 from allfours_env.cards import JOKER, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
@@ -99,7 +99,7 @@ def describe_event(game: Game, event: Event, seat: int | None = None) -> str | N
     if kind == EventKind.TURNUP:
         return f"player_{who} turns up {pretty_card(value)}"
     if kind == EventKind.ACT:
-        if DISCARD_BASE <= value < PLAY_BASE and seat is not None and who != seat:
+        if is_discard(value) and seat is not None and who != seat:
             return f"player_{who} discards a card"
         return f"player_{who}: {pretty_action(value)}"
     if kind == EventKind.TRUMP:

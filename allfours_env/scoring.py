@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from allfours_env.actions import BID_BASE, HOLD, PASS
+from allfours_env.actions import BID_AMOUNT, HOLD, PASS, bid_action
 from allfours_env.cards import (
     CARD_GAME_POINTS,
     JOKER,
@@ -95,6 +95,12 @@ def lead_suit(card: int, trump: int, joker_lead_trump: str = "S") -> int:
     return trump if trump >= 0 else SUITS_BY_LETTER[joker_lead_trump]
 
 
+def card_suit(card: int, trump: int) -> int:
+    """The suit ``card`` belongs to in a trick: its own; the joker's is the trump suit (RD22; -1
+    before trump is fixed). A card follows the suit led when this is the suit led."""
+    return trump if card == JOKER else _SUIT[card]
+
+
 def trump_cards(trump: int, joker: bool) -> int:
     """The bit set of the trumps: the trump suit, and the joker in a joker pack (RD22)."""
     return SUIT_MASKS[trump] | ((1 << JOKER) if joker else 0)
@@ -143,6 +149,18 @@ def legal_plays(hand: int, led_mask: int, trump_mask: int) -> int:
     if not follow:
         return hand
     return follow | (hand & trump_mask)
+
+
+def follow_plays(hand: int, led: int, trump: int, trump_mask: int, strength: Sequence[int], best: int,
+                 undertrump_banned: bool) -> int:
+    """R3 and K15: the cards of ``hand`` that may be played to a trick in which suit ``led`` was led
+    under ``trump`` (whose cards are ``trump_mask``), its best card so far of strength ``best`` in
+    ``strength`` (the trick's :func:`strength_table`): :func:`legal_plays`, less the under-trumps
+    where ``undertrump_banned``. A leader may play any card (this is for the followers)."""
+    legal = legal_plays(hand, trump_mask if led == trump else SUIT_MASKS[led], trump_mask)
+    if undertrump_banned and led != trump and best >= TRUMP_BASE:
+        legal = without_undertrumps(legal, trump_mask, strength, best)
+    return legal
 
 
 def without_undertrumps(legal: int, trump_mask: int, strength: Sequence[int], best: int) -> int:
@@ -383,10 +401,16 @@ def legal_bids(rules: Rules, high_bid: int, dealer_to_bid: bool) -> tuple[int, .
     (0: nobody has bid): ``pass``, every bid above it up to ``bid_max``, and — for the dealer, who
     bids last, when somebody has bid and ``dealer_may_hold`` — ``hold`` (take the contract at that
     bid, the maximum included)."""
-    legal = (PASS, *range(BID_BASE + high_bid, BID_BASE + rules.bid_max))
+    legal = (PASS, *(bid_action(amount) for amount in range(high_bid + 1, rules.bid_max + 1)))
     if dealer_to_bid and high_bid and rules.dealer_may_hold:
         legal += (HOLD,)
     return legal
+
+
+def high_bid_after(high_bid: int, action: int) -> int:
+    """RD13: the highest bid once ``action`` is made when it was ``high_bid`` (a pass or a hold
+    leaves it)."""
+    return BID_AMOUNT[action] or high_bid
 
 
 def auction_result(bids: Sequence[tuple[int, int]], eldest: int) -> tuple[int, int]:
@@ -398,5 +422,5 @@ def auction_result(bids: Sequence[tuple[int, int]], eldest: int) -> tuple[int, i
         if action == HOLD:
             pitcher = seat
         elif action != PASS:
-            pitcher, contract = seat, action - BID_BASE + 1
+            pitcher, contract = seat, BID_AMOUNT[action]
     return pitcher, contract

@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.arena import play_game
 from agents.base import Agent, make_agent
-from allfours_env.actions import BEG, BID_BASE, GIFT, HOLD, MAX_BID, PASS, RUN, STAND
+from allfours_env.actions import BEG, GIFT, HOLD, IS_AUCTION_ACTION, MAX_BID, PASS, RUN, STAND, bid_action
 from allfours_env.cards import pack_size
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
@@ -25,8 +25,7 @@ from evaluate.schedule import Table, deal_group, game_seed
 #: Decision counts kept per side, in this order (every bid of 1 .. MAX_BID counts as a ``bid``).
 DECISIONS = ("stand", "beg", "gift", "run", "pass", "bid", "hold")
 _DECISION_SLOT = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3, PASS: 4, HOLD: 6} | {
-    BID_BASE + k: 5 for k in range(MAX_BID)}
-_AUCTION_ACTIONS = frozenset({PASS, HOLD, *range(BID_BASE, BID_BASE + MAX_BID)})
+    bid_action(amount): 5 for amount in range(1, MAX_BID + 1)}
 #: The numbers of :attr:`GameSummary.contracts`, in order.
 CONTRACT_FIELDS = ("won", "made", "points")
 #: The decisions a game can hold, by how trump is chosen (none where the cards alone decide).
@@ -123,7 +122,7 @@ def contracts_of(game: Game) -> tuple[tuple[int, int, int], ...]:
             if bids:
                 settle_hand()
             bids, set_back = [], False
-        elif kind == EventKind.ACT and value in _AUCTION_ACTIONS:
+        elif kind == EventKind.ACT and IS_AUCTION_ACTION[value]:
             bids.append((seat, value))
         elif kind == EventKind.AWARD and value[0] == "setback":
             set_back = True

@@ -200,3 +200,71 @@ def test_unknown_action_text_raises(text):
 def test_out_of_range_action_id_raises():
     with pytest.raises(ValueError, match="out of range"):
         action_to_str(NUM_ACTIONS)
+
+
+def test_the_action_decoders_agree_with_the_text_of_every_id():
+    from allfours_env.actions import (
+        BID_AMOUNT,
+        DISCARDED_CARD,
+        IS_AUCTION_ACTION,
+        PLAYED_CARD,
+        action_card,
+        bid_action,
+        is_bid,
+        is_discard,
+        is_play,
+    )
+    from allfours_env.cards import card_str
+
+    for action in range(NUM_ACTIONS):
+        verb, _, arg = action_to_str(action).partition(" ")
+        assert is_play(action) == (verb == "play") and is_discard(action) == (verb == "discard")
+        assert is_bid(action) == (verb == "bid")
+        assert IS_AUCTION_ACTION[action] == (verb in ("pass", "bid", "hold"))
+        card = PLAYED_CARD[action] if verb == "play" else DISCARDED_CARD[action]
+        assert (card_str(card) if card >= 0 else "") == (arg if verb in ("play", "discard") else "")
+        assert action_card(action) == (card if card >= 0 else None)
+        assert BID_AMOUNT[action] == (int(arg) if verb == "bid" else 0)
+        if verb == "bid":
+            assert bid_action(int(arg)) == action
+
+
+def test_knob_values_are_typed_members_that_read_and_write_as_their_text():
+    from allfours_env.rules import KNOB_TYPES, PointKind, TrumpSelection
+
+    rules = Rules.make("auction_pitch", 3)
+    assert rules.trump_selection is TrumpSelection.AUCTION
+    for name, kind in KNOB_TYPES.items():
+        assert isinstance(getattr(rules, name), kind), name
+    assert all(isinstance(kind, PointKind) for kind in rules.scoring_order)
+    data = rules.to_dict()
+    assert type(data["trump_selection"]) is str and all(type(k) is str for k in data["scoring_order"])
+    assert Rules.from_dict(data) == rules
+    with pytest.raises(RulesError, match="trump_selection='stock-top' is not allowed"):
+        Rules.make("california_jack", trump_selection="stock-top")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_rule_plan_says_what_each_knob_means(preset):
+    """Each flag of rules.plan read against the knobs' text (an independent restatement)."""
+    rules = Rules.make(preset, PRESETS[preset]["players"][0])
+    plan, knobs = rules.plan, rules.to_dict()
+    selection = knobs["trump_selection"]
+    assert (plan.turnup, plan.trump_by_first_lead, plan.stock, plan.auction) == (
+        selection == "turnup", selection == "first_lead", selection == "stock_top", selection == "auction")
+    assert plan.stock_face_down == (selection == "stock_top" and not knobs["stock_face_up"])
+    assert plan.clockwise == (knobs["direction"] == "cw")
+    assert plan.undertrump_banned == (knobs["undertrump"] == "banned_unless_no_choice")
+    assert plan.every_turnup_scores == (knobs["run_turnup_scoring"] == "every_turnup")
+    assert plan.gift_to_beggar_side == (knobs["gift_recipients"] == "beggar_side")
+    assert plan.discard_after_run == (knobs["discard_after_run"] == "to_hand_size")
+    assert plan.void_when_exhausted == (knobs["exhausted_deck_rule"] == "redeal_void")
+    assert (plan.high_by_captor, plan.low_by_captor) == (knobs["high_rule"] == "captured",
+                                                         knobs["low_rule"] == "captured")
+    assert [kind for kind, _ in plan.scoring] == knobs["scoring_order"]
+    assert dict(plan.scoring).get("high", False) == plan.high_by_captor
+    assert (plan.scores_nine, plan.scores_joker) == ("nine" in knobs["scoring_order"],
+                                                     "joker" in knobs["scoring_order"])
+    assert plan.joker_ranks_lowest == (knobs["joker"] and knobs["joker_rank"] == "lowest")
+    assert plan.joker_lead_suit == "CDHS".index(knobs["joker_lead_trump"])
+    assert plan.score_floor < 0 if selection == "auction" else plan.score_floor == 0

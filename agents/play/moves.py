@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from allfours_env.actions import (
     BEG,
-    BID_BASE,
     DISCARD_BASE,
     GIFT,
     HOLD,
@@ -22,6 +21,7 @@ from allfours_env.actions import (
     RUN,
     STAND,
     action_card,
+    bid_action,
 )
 from allfours_env.cards import JOKER, NUM_RANKS, RANKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS
 from allfours_env.engine import Game
@@ -37,7 +37,7 @@ KEYS = {
 }
 QUIT_WORDS = KEYS["quit"]
 _WORD_ACTIONS = {"stand": STAND, "beg": BEG, "gift": GIFT, "give": GIFT, "run": RUN, "pass": PASS,
-                 "hold": HOLD, **{f"bid {k}": BID_BASE + k - 1 for k in range(1, MAX_BID + 1)}}
+                 "hold": HOLD, **{f"bid {k}": bid_action(k) for k in range(1, MAX_BID + 1)}}
 _SUIT_LETTERS = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
 
 
