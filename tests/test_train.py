@@ -2,7 +2,12 @@
 branch; checkpoint averaging; imitation; every config value checked with one clear line."""
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -410,3 +415,76 @@ def test_three_player_evaluation_gives_each_opponent_its_own_table():
     numbers = scores(results)
     assert numbers["random"]["opponents"] == ["random", "random#2"]
     assert numbers["heuristic"]["opponents"] == ["heuristic", "heuristic#2"]
+
+
+def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable(tmp_path):
+    """Ctrl-C in a terminal goes to every process of the group: the trainer and its environment
+    workers (n_envs=2: SubprocVecEnv). It used to end in a second traceback from closing the
+    workers and exit 1; now the promised line and 130, and the run resumes."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "run"
+    tiny = ["total_timesteps=1000000", "n_envs=2", "ppo.n_steps=128", "ppo.batch_size=64", "ppo.n_epochs=1",
+            "ppo.net_arch=[16]", "eval.every=256", "eval.games=2", "eval.final_games=2", "eval.workers=1",
+            "opponents.mix={random=1}", "imitation.teacher=''"]
+    command = [sys.executable, "-m", "train", "--no-progress", "--out", str(out), "--set", *tiny]
+    process = subprocess.Popen(command, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(root)), text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((out / "checkpoints").glob("step_*.json")):  # learning has begun
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        time.sleep(0.3)  # inside a rollout or an update
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert err.strip() == "interrupted: checkpoints written so far are kept; resume with --resume", err
+    newest = max(int(p.stem.split("_")[1]) for p in (out / "checkpoints").glob("step_*.npz"))
+    assert main(["--resume", str(out), "--set", "n_envs=1", "--timesteps", str(newest + 128),
+                 "--no-progress"]) == 0
+    assert json.loads((out / "model.json").read_text())["timesteps"] == newest + 128
+
+
+def test_ctrl_c_in_the_middle_of_a_step_is_a_keyboard_interrupt_not_a_broken_pipe(tmp_path, monkeypatch):
+    """The same, deterministic and in-process: the Ctrl-C reaches the workers while the trainer
+    waits for their step. They used to stop without answering, and closing them raised EOFError
+    or ConnectionResetError over the KeyboardInterrupt; they ignore SIGINT now."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from train.trainer import train
+
+    real, calls = SubprocVecEnv.step_wait, []
+
+    def step_wait(self):
+        calls.append(1)
+        if len(calls) == 20:
+            for process in self.processes:  # a terminal's Ctrl-C goes to the workers too ...
+                os.kill(process.pid, signal.SIGINT)
+            time.sleep(0.2)
+            raise KeyboardInterrupt  # ... and to the trainer, waiting for this step
+        return real(self)
+
+    monkeypatch.setattr(SubprocVecEnv, "step_wait", step_wait)
+    config = load(None, [*TINY, "n_envs=2", "ppo.n_steps=128", "opponents.mix={random=1}",
+                         "imitation.teacher=''", f"out='{tmp_path / 'run'}'"])
+    with pytest.raises(KeyboardInterrupt):
+        train(config, progress=False)
+    assert len(calls) == 20
+
+
+def test_closing_after_ctrl_c_tolerates_workers_that_are_gone():
+    """A worker killed mid-step: closing after an interrupt stops the others instead of raising."""
+    from train.envs import close_vec_env, make_vec_env
+
+    env = make_vec_env(load(None, ["n_envs=2", "opponents.mix={random=1}"]))
+    env.reset()
+    env.step_async(np.zeros(2, dtype=np.int64))  # a step in flight: close() would wait for it
+    os.kill(env.processes[0].pid, signal.SIGKILL)
+    env.processes[0].join(timeout=10)
+    with pytest.raises((BrokenPipeError, ConnectionResetError, EOFError)):
+        env.close()  # what SB3 does on its own
+    close_vec_env(env, interrupted=True)
+    assert env.closed and not any(process.is_alive() for process in env.processes)

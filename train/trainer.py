@@ -32,7 +32,7 @@ from train.callback import TrainingCallback
 from train.checkpoints import restore
 from train.config import ConfigError, TrainConfig
 from train.curve import plot_curve, read_curve
-from train.envs import make_vec_env
+from train.envs import close_vec_env, make_vec_env
 from train.model import new_model
 
 
@@ -50,6 +50,7 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     torch.set_num_threads(config.torch_threads)  # small networks: more threads only add overhead
     out = start.out
     env = make_vec_env(config)
+    interrupted = True  # until learning ends normally: Ctrl-C (or another error) may have cut a step
     try:
         model = new_model(config, env, out)
         if start.checkpoint is not None:
@@ -72,8 +73,9 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         learned = model.num_timesteps - first
         if callback.last_eval != model.num_timesteps:
             callback.evaluate_and_checkpoint()  # the learning curve ends at the final policy
+        interrupted = False
     finally:
-        env.close()
+        close_vec_env(env, interrupted)
     averaged = []
     if config.average_since:
         from train.average import average_into
