@@ -118,6 +118,11 @@ def _broken(path: Path, change) -> Path:
     (lambda m: m["network"].update(actions=100), "actions"),
     (lambda m: m.pop("trained_for"), "trained_for"),
     (lambda m: m["trained_for"].update(num_players="two"), "trained_for"),
+    # a game that does not exist: the header is corrupt (it used to load with a warning)
+    (lambda m: m["trained_for"].update(preset="nonexistent"), "corrupt header.*unknown preset 'nonexistent'"),
+    (lambda m: m["trained_for"].update(num_players=99), "corrupt header.*not 99"),
+    (lambda m: m["trained_for"].update(knobs={"bogus": 1}), "corrupt header.*unknown knob 'bogus'"),
+    (lambda m: m["trained_for"].update(knobs={"target_points": [1]}), "corrupt header.*target_points"),
 ])
 def test_metadata_that_does_not_fit_this_version_is_refused(tmp_path, change, message):
     path = _broken(save_policy(tmp_path / "p.npz", small_actor(), SEVEN_UP_2P), change)
