@@ -217,3 +217,23 @@ def open_folder(start: Start, config: TrainConfig, *, log=print) -> None:
         log(f"an earlier run was in {out}: moved it to {kept}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=1))
+
+
+def drop_torn_checkpoint(out: Path, since: int = 0, *, log=print) -> Path | None:
+    """After Ctrl-C: remove the newest checkpoint of the run ``out`` (one after step ``since``, so
+    written by this process) if its metadata is missing or not whole — the interrupt came while it
+    was being saved — so that ``--resume`` continues from the one before; returns it, or None."""
+    found = checkpoints.list_checkpoints(out)
+    if not found or checkpoints.checkpoint_step(found[-1]) <= since:
+        return None
+    newest = found[-1]
+    meta = newest.with_suffix(".json")
+    try:
+        json.loads(meta.read_text())
+        return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        pass
+    for path in (newest, meta):
+        path.unlink(missing_ok=True)
+    log(f"removed {newest}: it was being written when training was interrupted")
+    return newest

@@ -51,11 +51,13 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     out = start.out
     env = make_vec_env(config)
     interrupted = True  # until learning ends normally: Ctrl-C (or another error) may have cut a step
+    opened = False
     try:
         model = new_model(config, env, out)
         if start.checkpoint is not None:
             restore(model, start.checkpoint, env)  # a mismatch raises here, before anything is written
         runs.open_folder(start, config, log=log)
+        opened = True
         if start.checkpoint is not None:
             log(f"resuming from {start.checkpoint.path} at {start.checkpoint.step:,} timesteps, "
                 f"up to {config.total_timesteps:,}" + ("" if start.continues else f", into {out}"))
@@ -74,6 +76,10 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         if callback.last_eval != model.num_timesteps:
             callback.evaluate_and_checkpoint()  # the learning curve ends at the final policy
         interrupted = False
+    except KeyboardInterrupt:
+        if opened:  # Ctrl-C while a checkpoint was being saved: drop it, the one before is whole
+            runs.drop_torn_checkpoint(out, start.checkpoint.step if start.checkpoint else 0, log=log)
+        raise
     finally:
         close_vec_env(env, interrupted)
     averaged = []
