@@ -3,6 +3,7 @@ branch; checkpoint averaging; imitation; every config value checked with one cle
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -233,6 +234,54 @@ def test_bad_configs_are_reported_in_one_line(override, message, capsys, tmp_pat
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("override, message", [
+    ("n_envs=100000", "n_envs must be a whole number of environments (a process each) from 1 to 256"),
+    ("total_timesteps=99999999999999999", "total_timesteps must be a whole number of timesteps from 1 to"),
+    ("eval.games=99999999999", "eval.games must be a whole number of games from 1 to 10,000,000"),
+    ("eval.final_games=99999999999", "eval.final_games must be a whole number of games from 1 to"),
+    ("eval.workers=100000", "eval.workers must be a whole number of processes from 1 to 256"),
+    ("eval.every=99999999999999999", "eval.every must be a whole number of timesteps from 1 to"),
+    ("torch_threads=100000", "torch_threads must be a whole number of threads from 1 to 256"),
+    ("imitation.workers=100000", "imitation.workers"),
+    ("imitation.games=99999999999", "imitation.games"),
+    ("imitation.dagger_games=99999999999", "imitation.dagger_games"),
+    ("imitation.dagger_rounds=100000", "imitation.dagger_rounds"),
+    ("imitation.epochs=100000", "imitation.epochs"),
+    ("ppo.n_epochs=100000", "ppo.n_epochs must be a whole number of epochs from 1 to 1,000"),
+    ("ppo.n_steps=99999999", "ppo.n_steps"),
+    ("ppo.batch_size=99999999", "ppo.batch_size"),
+    ("ppo.net_arch=[1000000]", "ppo.net_arch"),
+    ("opponents.pool_size=100000", "opponents.pool_size"),
+    ("opponents.snapshot_every=99999999999", "opponents.snapshot_every"),
+    ("average_since=99999999999999999", "average_since"),
+])
+def test_every_count_has_an_upper_bound(override, message):
+    """n_envs=100000 used to fork until 'Too many open files'; eval.games=10**11 to run for ever."""
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load(None, [override])
+
+
+def test_the_rollout_held_in_memory_is_bounded():
+    load(None, ["ppo.n_steps=4096", "n_envs=256"])
+    with pytest.raises(ConfigError, match=r"ppo.n_steps × n_envs is the rollout .* at most 1,048,576"):
+        load(None, ["ppo.n_steps=8192", "n_envs=256"])
+
+
+def test_a_checkpoint_whose_saved_config_has_too_many_envs_is_refused_on_resume(trained, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(trained, run)
+    meta_path = run / "checkpoints" / "step_1024.json"
+    meta = json.loads(meta_path.read_text())
+    meta["config"]["n_envs"] = 100000
+    meta_path.write_text(json.dumps(meta))
+    before = files_of(run)
+    assert main(["--resume", str(run), "--timesteps", "1536", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "n_envs must be a whole number of environments (a process each) from 1 to 256" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert files_of(run) == before
 
 
 def test_every_setting_has_a_type_and_range_check():
