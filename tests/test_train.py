@@ -284,6 +284,16 @@ def test_a_checkpoint_whose_saved_config_has_too_many_envs_is_refused_on_resume(
     assert files_of(run) == before
 
 
+def test_a_knob_that_does_not_apply_to_the_game_is_refused_before_anything_is_written(tmp_path, capsys):
+    """partnerships with 3 players used to start training a game of three players alone."""
+    out = tmp_path / "run"
+    assert main(["--set", "preset=auction_pitch", "num_players=3", "knobs={partnerships=true}",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "knob partnerships has no effect with 3 players" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
 def test_every_setting_has_a_type_and_range_check():
     assert set(flatten(load().to_dict())) == set(RULES)
 
