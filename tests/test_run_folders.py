@@ -131,3 +131,16 @@ def test_a_checkpoint_cut_by_ctrl_c_while_it_was_saved_is_dropped_so_the_run_res
     (folder / "step_256.json").unlink()
     assert drop_torn_checkpoint(copy, log=dropped.append) == folder / "step_256.npz"
     assert list(folder.iterdir()) == []
+
+
+def test_a_folder_whose_config_json_is_deeply_nested_is_no_run_and_is_refused_in_one_line(tmp_path, capsys):
+    folder = tmp_path / "crafted"
+    folder.mkdir()
+    (folder / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert not is_run(folder)
+    before = files_of(folder)
+    assert main(["--set", *TINY, "--out", str(folder), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err), err
+    assert "not an allfours run (config.json)" in err
+    assert files_of(folder) == before

@@ -223,10 +223,7 @@ def test_policy_metadata_is_bounded_in_size(tmp_path):
         make_agent(f"ppo:{crafted}")
 
 
-@pytest.mark.parametrize("kind", ["huge", "big", "lying",
-                                  pytest.param("json", marks=pytest.mark.xfail(strict=True, reason=(
-                                      "train.runs.resume_config parses the checkpoint's JSON itself; "
-                                      "it is to call train.checkpoints.saved_config")))])
+@pytest.mark.parametrize("kind", ["huge", "big", "lying", "json"])
 def test_a_crafted_checkpoint_is_one_line_on_resume_and_average_and_allocates_nothing(
         kind, run, tmp_path, capsys):
     crafted = tmp_path / "crafted"

@@ -31,6 +31,7 @@ from typing import Any
 from agents.base import AgentError, make_agent
 from agents.cli import write_problem
 from agents.policy import warn_unfit
+from agents.policy_file import read_json
 from allfours_env.rules import Rules
 from train import checkpoints
 from train.config import (
@@ -87,9 +88,12 @@ def check_writable(path: Path, what: str, folder: bool = True) -> None:
 def is_run(folder: Path) -> bool:
     """Whether ``folder`` holds a training run: its ``config.json`` is a run's config (a table with
     :data:`RUN_SIGNATURE`'s settings) — not merely a file of that name."""
+    path = Path(folder) / "config.json"
+    if not path.is_file():
+        return False
     try:
-        data = json.loads((Path(folder) / "config.json").read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
+        data = read_json(path, "run config")
+    except AgentError:
         return False
     return isinstance(data, dict) and all(key in data for key in RUN_SIGNATURE)
 
@@ -116,12 +120,7 @@ def resume_config(resume: str | Path, config_name: str | None, overrides: list[s
     override names one (a branch)."""
     path = checkpoints.find(resume)
     meta_path = path.with_suffix(".json")
-    try:
-        saved = json.loads(meta_path.read_text())["config"]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as err:
-        raise ConfigError(f"cannot resume from {path}: its metadata {meta_path.name} is missing or "
-                          f"damaged ({type(err).__name__}: {err})") from None
-    data = load_dict(config_name) if config_name else saved
+    data = load_dict(config_name) if config_name else checkpoints.saved_config(path)
     if not isinstance(data, dict):
         raise ConfigError(f"cannot resume from {path}: {meta_path.name} holds no config table")
     if not any(item.partition("=")[0] == "out" for item in overrides):
