@@ -336,16 +336,27 @@ def actor_layers(arrays: dict[str, np.ndarray], network: dict[str, Any], where: 
 
 
 def write(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
-    """Write ``arrays`` to ``path`` (``.npz``) and ``meta`` (starting with :func:`header`) beside it."""
+    """Write ``arrays`` to ``path`` (``.npz``) and ``meta`` (starting with :func:`header`) beside it,
+    each first to a ``.part`` file moved into place when whole (the ``.npz`` last), so that an
+    interrupted write never leaves a half-written file under either name."""
     path = Path(path)
     check_header(meta, path)
     arrays = {name: np.asarray(array) for name, array in arrays.items()}
     odd = [name for name, array in arrays.items() if array.dtype.kind != "f"]
     if odd:  # anything else could be pickled by numpy, and would not load back
         raise ValueError(f"a policy file holds float arrays only, not {odd[0]!r} ({arrays[odd[0]].dtype})")
-    with path.open("wb") as handle:
-        np.savez(handle, **arrays)
-    metadata_path(path).write_text(json.dumps(meta, indent=1) + "\n")
+    text = json.dumps(meta, indent=1) + "\n"
+    meta_path = metadata_path(path)
+    parts = [path.with_name(path.name + ".part"), meta_path.with_name(meta_path.name + ".part")]
+    try:  # written aside, then moved into place, the .npz last: an interrupted write leaves no file
+        with parts[0].open("wb") as handle:
+            np.savez(handle, **arrays)
+        parts[1].write_text(text)
+        os.replace(parts[1], meta_path)
+        os.replace(parts[0], path)
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
     return path
 
 

@@ -253,3 +253,20 @@ def test_trusted_conversion_of_an_old_model_and_run_gives_the_same_network_and_r
     assert (new / "model.npz").is_file() and (new / "config.json").is_file()
     assert train_main(["--resume", str(new), "--no-progress"]) == 0
     assert json.loads((new / "model.json").read_text())["timesteps"] == 512
+
+
+def test_an_interrupted_write_leaves_no_file_under_either_name(tmp_path, monkeypatch):
+    from agents import policy_file
+
+    def interrupted(handle, **arrays):
+        handle.write(b"PK half a file")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(policy_file.np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save_policy(tmp_path / "p.npz", small_actor(), SEVEN_UP_2P)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    path = save_policy(tmp_path / "p.npz", small_actor(), SEVEN_UP_2P)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "p.npz"]
+    assert load_policy(path)[1]["trained_for"] == SEVEN_UP_2P
