@@ -256,6 +256,11 @@ def test_bad_configs_are_reported_in_one_line(override, message, capsys, tmp_pat
     ("opponents.pool_size=100000", "opponents.pool_size"),
     ("opponents.snapshot_every=99999999999", "opponents.snapshot_every"),
     ("average_since=99999999999999999", "average_since"),
+    ("rllib.num_env_runners=100000", "rllib.num_env_runners must be a whole number of env runners"),
+    ("rllib.num_envs_per_env_runner=100000", "rllib.num_envs_per_env_runner must be a whole number"),
+    ("rllib.num_learners=100000", "rllib.num_learners must be a whole number of learner actors"),
+    ("rllib.num_cpus_per_env_runner=1e9", "rllib.num_cpus_per_env_runner must be a number of CPUs"),
+    ("rllib.num_gpus_per_learner=1e9", "rllib.num_gpus_per_learner must be a number of GPUs"),
 ])
 def test_every_count_has_an_upper_bound(override, message):
     """n_envs=100000 used to fork until 'Too many open files'; eval.games=10**11 to run for ever."""
@@ -474,6 +479,19 @@ def test_three_player_evaluation_gives_each_opponent_its_own_table():
     numbers = scores(results)
     assert numbers["random"]["opponents"] == ["random", "random#2"]
     assert numbers["heuristic"]["opponents"] == ["heuristic", "heuristic#2"]
+
+
+def test_ctrl_c_during_an_evaluation_stops_the_training_run():
+    """A tournament keeps the games Ctrl-C left it (the evaluate command reports them); inside a
+    training run's evaluation it must stop the run instead of being taken for a short result."""
+    from agents.policy import NumpyActor
+    from conftest import FailingAgent
+    from train.evaluation import evaluate
+
+    rng = np.random.default_rng(0)
+    actor = NumpyActor([(rng.normal(size=(OBS_SIZE, 117)), np.zeros(117))], "relu")
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(actor, load(None, []), [FailingAgent(stop=1, error=KeyboardInterrupt)], games=8, seed=0)
 
 
 def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable(tmp_path):

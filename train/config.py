@@ -18,13 +18,13 @@ layers of :data:`MAX_WIDTH` units; a checkpoint's saved config is checked the sa
 from __future__ import annotations
 
 import dataclasses
-import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agents.cli import MAX_GAMES, MAX_WORKERS
+from train.checks import count_rule, is_number, is_whole
 from train.rllib.settings import RULES as RLLIB_RULES
 from train.rllib.settings import RLlibSettings
 from train.rllib.settings import cross_checks as rllib_cross_checks
@@ -166,26 +166,12 @@ MAX_ROUNDS = 100  # imitation.dagger_rounds
 MAX_SNAPSHOT_EVERY = 10**6  # rollouts
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _at_least(low: int) -> Callable[[Any], bool]:
-    return lambda value: _whole(value) and value >= low
-
-
-def _count(low: int, high: int, what: str = "") -> tuple[Callable[[Any], bool], str]:
-    """A rule for a whole number from ``low`` to ``high`` (``what``: of what, e.g. 'games')."""
-    return (lambda value: _whole(value) and low <= value <= high,
-            f"a whole number{' of ' + what if what else ''} from {low:,} to {high:,}")
+    return lambda value: is_whole(value) and value >= low
 
 
 def _above(low: float) -> Callable[[Any], bool]:
-    return lambda value: _number(value) and value > low
+    return lambda value: is_number(value) and value > low
 
 
 def _one_of(*choices: str) -> Callable[[Any], bool]:
@@ -203,7 +189,7 @@ def _specs(value: Any) -> bool:
 
 def _mix(value: Any) -> bool:
     return (isinstance(value, dict) and bool(value) and all(_text(k) for k in value)
-            and all(_number(v) and v >= 0 for v in value.values()) and sum(value.values()) > 0)
+            and all(is_number(v) and v >= 0 for v in value.values()) and sum(value.values()) > 0)
 
 
 def _schedule(value: Any) -> bool:
@@ -214,48 +200,48 @@ def _schedule(value: Any) -> bool:
     return steps == sorted(set(steps))
 
 
-_PROCESSES = _count(1, MAX_PROCESSES, "processes")
-_GAMES = _count(1, MAX_GAMES, "games")
-_EPOCHS = _count(1, MAX_EPOCHS, "epochs")
+_PROCESSES = count_rule(1, MAX_PROCESSES, "processes")
+_GAMES = count_rule(1, MAX_GAMES, "games")
+_EPOCHS = count_rule(1, MAX_EPOCHS, "epochs")
 _RATE = (_above(0), "a number > 0")
 
 #: Every setting: (check, what it accepts). Floats accept whole numbers too (stored as floats).
 RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "preset": (_text, "a preset name such as 'seven_up'"),
-    "num_players": (lambda v: _whole(v) and 2 <= v <= 4, "a whole number of players, 2 to 4"),
+    "num_players": (lambda v: is_whole(v) and 2 <= v <= 4, "a whole number of players, 2 to 4"),
     "knobs": (lambda v: isinstance(v, dict), "a table of rules knobs, e.g. {target_points = 11}"),
     "episode": (_one_of("game", "hand"), "'game' or 'hand'"),
     "reward": (_one_of("win", "points"), "'win' or 'points'"),
-    "total_timesteps": _count(1, MAX_TIMESTEPS, "timesteps"),
-    "n_envs": _count(1, MAX_PROCESSES, "environments (a process each)"),
-    "torch_threads": _count(1, MAX_PROCESSES, "threads"),
-    "seed": (lambda v: _whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
+    "total_timesteps": count_rule(1, MAX_TIMESTEPS, "timesteps"),
+    "n_envs": count_rule(1, MAX_PROCESSES, "environments (a process each)"),
+    "torch_threads": count_rule(1, MAX_PROCESSES, "threads"),
+    "seed": (lambda v: is_whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
     "out": (_text, "a folder path"),
-    "average_since": (lambda v: _whole(v) and 0 <= v <= MAX_TIMESTEPS,
+    "average_since": (lambda v: is_whole(v) and 0 <= v <= MAX_TIMESTEPS,
                       "a whole number of timesteps below total_timesteps (0: no averaging)"),
     "ppo.learning_rate": _RATE,
-    "ppo.n_steps": _count(1, MAX_ROLLOUT, "steps per environment and rollout"),
-    "ppo.batch_size": _count(2, MAX_ROLLOUT, "steps"),
+    "ppo.n_steps": count_rule(1, MAX_ROLLOUT, "steps per environment and rollout"),
+    "ppo.batch_size": count_rule(2, MAX_ROLLOUT, "steps"),
     "ppo.n_epochs": _EPOCHS,
-    "ppo.gamma": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
-    "ppo.gae_lambda": (lambda v: _number(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    "ppo.gamma": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "ppo.gae_lambda": (lambda v: is_number(v) and 0 <= v <= 1, "a number in [0, 1]"),
     "ppo.clip_range": _RATE,
-    "ppo.ent_coef": (lambda v: _number(v) and v >= 0, "a number >= 0"),
-    "ppo.vf_coef": (lambda v: _number(v) and v >= 0, "a number >= 0"),
+    "ppo.ent_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "ppo.vf_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
     "ppo.max_grad_norm": _RATE,
     "ppo.net_arch": (lambda v: isinstance(v, list) and len(v) <= MAX_LAYERS
-                     and all(_whole(w) and 1 <= w <= MAX_WIDTH for w in v),
+                     and all(is_whole(w) and 1 <= w <= MAX_WIDTH for w in v),
                      f"a list of at most {MAX_LAYERS} hidden layer widths from 1 to {MAX_WIDTH:,}, "
                      f"e.g. [256, 256]"),
     "ppo.activation": (_one_of("tanh", "relu"), "'tanh' or 'relu'"),
     "ppo.privileged_critic": (lambda v: isinstance(v, bool), "true or false"),
     "opponents.mix": (_mix, "a table of agent specs (or snapshot) with weights >= 0, not all 0"),
-    "opponents.snapshot_every": _count(1, MAX_SNAPSHOT_EVERY, "rollouts"),
-    "opponents.pool_size": _count(1, MAX_POOL, "snapshots"),
+    "opponents.snapshot_every": count_rule(1, MAX_SNAPSHOT_EVERY, "rollouts"),
+    "opponents.pool_size": count_rule(1, MAX_POOL, "snapshots"),
     "opponents.partner": (_text, "'learner' or an agent spec"),
     "opponents.schedule": (_schedule, "a list of {at = <timesteps>, mix = {...}} with 'at' increasing "
                                       "and every mix's weights >= 0, not all 0"),
-    "eval.every": _count(1, MAX_TIMESTEPS, "timesteps"),
+    "eval.every": count_rule(1, MAX_TIMESTEPS, "timesteps"),
     "eval.games": _GAMES,
     "eval.opponents": (_specs, "a non-empty list of distinct agent specs"),
     "eval.final_games": _GAMES,
@@ -268,7 +254,7 @@ RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "imitation.learning_rate": _RATE,
     "imitation.dataset": (lambda v: isinstance(v, str), "a .npz file path, or '' for no cache"),
     "imitation.workers": _PROCESSES,
-    "imitation.dagger_rounds": _count(0, MAX_ROUNDS, "rounds"),
+    "imitation.dagger_rounds": count_rule(0, MAX_ROUNDS, "rounds"),
     "imitation.dagger_games": _GAMES,
     "imitation.dagger_epochs": _EPOCHS,
     **RLLIB_RULES,
