@@ -5,8 +5,10 @@ and points at ``--help``, with exit status 2 and no usage block::
 
     allfours-evaluate: error: argument --games: invalid int value: 'many' (see --help)
 
-:func:`write_problem` is the one check that a folder can be written (a probe file created and
-removed).
+Counts have upper bounds (:func:`count`): a number of games, workers or processes far beyond what a
+machine can run is a typo, refused at once rather than run for ever or forked until the system
+runs out of processes or open files. :func:`write_problem` is the one check that a folder can be
+written (a probe file created and removed).
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections.abc import Callable
 from typing import NoReturn
+
+#: The most worker processes a command starts (evaluation workers, training environments): each is
+#: a process with its own pipes; far more than any machine has cores only slows it down.
+MAX_WORKERS = 256
+#: The most games of one evaluation (per pairing): hours at the speed of the bots.
+MAX_GAMES = 10_000_000
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -22,6 +31,22 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high`` (a one-line usage error else)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, "
+                                             f"got {value:,}")
+        return value
+
+    return parse
 
 
 def write_problem(folder: str | os.PathLike) -> str | None:

@@ -147,8 +147,7 @@ def load_policy(path: str | Path) -> tuple[NumpyActor, dict[str, Any]]:
     """The actor and metadata of the policy file ``path`` (a training checkpoint works too);
     raises :class:`AgentError` saying why a file cannot be used. Nothing is unpickled."""
     path = Path(path)
-    arrays = policy_file.read_arrays(path)
-    meta = policy_file.read_metadata(path)
+    arrays, meta = policy_file.read(path, actor_only=True)
     return NumpyActor.from_arrays(arrays, meta["network"], path), meta
 
 

@@ -12,9 +12,10 @@ module, so the core stays numpy + Gymnasium + PettingZoo::
     observations, rewards, terminateds, truncateds, infos = env.step({agent: int(mask.argmax())})
 
 **Config** (a dict; RLlib passes ``env_config``): ``preset``, ``num_players``, ``episode``,
-``reward`` and ``knobs`` (a dict of rule overrides) as for :class:`allfours_env.aec.raw_env`;
-``opponents``, ``partner`` and ``learner_seat`` (below); ``critic_state`` (bool);
-``illegal_action``. An unknown key or a bad value raises ``ValueError`` naming it.
+``reward``, ``max_hands`` and ``knobs`` (a dict of rule overrides) as for
+:class:`allfours_env.aec.raw_env`; ``opponents``, ``partner`` and ``learner_seat`` (below);
+``critic_state`` (bool); ``illegal_action``. An unknown key or a bad value raises ``ValueError``
+naming it.
 
 **Agents and turns.** Agents are ``player_0 … player_{n-1}``. Every ``reset`` and ``step`` returns
 an observation only for the agent to move next (the same agent again during a multi-card discard),
@@ -27,10 +28,22 @@ never read it.
 **Rewards** are those of the AEC environment (see :mod:`allfours_env.aec`), summed per agent while
 it waits: an agent receives everything paid to it since its previous decision together with its
 next observation; what is paid before an agent's first decision arrives after that decision (as
-:class:`~allfours_env.wrappers.SingleAgentEnv` does). When the episode ends every agent that acted
-in it gets a final observation (all-zero mask), its remaining reward and ``terminated=True``;
-``"__all__"`` is set in ``terminateds``. There is no truncation. An episode that ends before anyone
-could act (a turn-up that wins the game) is skipped: ``reset`` deals on.
+:class:`~allfours_env.wrappers.SingleAgentEnv` does). An episode that ends before anyone could act (a
+turn-up that wins the game) is skipped: ``reset`` deals on.
+
+**Episode ends.** When the game (or, with ``episode="hand"``, the hand) is over, every agent that
+acted in the episode gets a final observation (all-zero mask), its remaining reward and
+``terminated=True``; ``terminateds["__all__"]`` is True, ``truncateds["__all__"]`` False. A game
+still undecided after ``max_hands`` hands (the AEC environment's cap, 500 by default, ``None`` for
+none; random bidders in the auction presets get there) is *truncated*, as the AEC environment has
+it: every agent that acted gets a final observation (all-zero mask; a truncation's observation is
+what RLlib bootstraps the value from), what it is still owed (with ``reward="points"`` the points of
+the hand just finished; there is no win to pay), and ``truncateds == {"__all__": True}``,
+``terminateds == {"__all__": False}`` — no per-agent flags, which would make Ray 2.60's
+``MultiAgentEpisode`` call the episode terminated and drop the value bootstrap; every agent's own
+episode is then truncated. The loop that plays the seats inside the env and tells the two ends
+apart is :class:`allfours_env.seating.Seating`, shared with
+:class:`~allfours_env.wrappers.SingleAgentEnv`.
 
 **Opponents inside the environment.** ``opponents=None`` (default): every seat is an RLlib agent
 (the policy mapping function decides which module plays each). Otherwise only the *learner's* seat
@@ -69,17 +82,14 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from allfours_env.actions import as_action_id
 from allfours_env.aec import raw_env
-from allfours_env.engine import IllegalActionError
+from allfours_env.engine import MAX_HANDS, IllegalActionError
 from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
-from allfours_env.knowledge import SeatView
-from allfours_env.wrappers import _call
+from allfours_env.seating import TERMINATED, Seating, seat_policies
 
-CONFIG_KEYS = ("preset", "num_players", "episode", "reward", "knobs", "opponents", "partner",
-               "learner_seat", "critic_state", "illegal_action")
+CONFIG_KEYS = ("preset", "num_players", "episode", "reward", "max_hands", "knobs", "opponents",
+               "partner", "learner_seat", "critic_state", "illegal_action")
 #: Observation keys: the seat's information state and its legal actions (RLlib's masking convention).
 OBS_KEY, MASK_KEY, CRITIC_KEY = "observations", "action_mask", "critic"
-#: Consecutive deals that may end before any RLlib agent acts before reset gives up.
-_MAX_SKIPPED = 100
 
 
 class AllFoursMultiAgentEnv(MultiAgentEnv):
@@ -95,7 +105,8 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
         if not isinstance(knobs, dict):
             raise ValueError(f"env_config 'knobs' must be a dict of rule overrides, got {knobs!r}")
         self.aec = raw_env(config.get("preset", "seven_up"), config.get("num_players", 2),
-                           episode=config.get("episode", "game"), reward=config.get("reward"), **knobs)
+                           episode=config.get("episode", "game"), reward=config.get("reward"),
+                           max_hands=config.get("max_hands", MAX_HANDS), **knobs)
         n = self.aec.rules.num_players
         self.opponents = config.get("opponents")
         self.partner = config.get("partner", "learner")
@@ -127,9 +138,8 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
         action_space = self.aec.action_space(self.possible_agents[0])
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
-        self._policies: dict[int, Any] = {}   # seat -> policy playing it inside the env
-        self._pending: dict[str, float] = {}  # reward owed to each RLlib agent
-        self._acted: set[str] = set()         # RLlib agents that acted this episode
+        self._seating = Seating(self.aec)  # the seats played inside the env; rewards owed to agents
+        self._acted: set[str] = set()       # RLlib agents that acted this episode
         self._to_move: str | None = None
 
     # ------------------------------------------------------------------ RLlib API
@@ -137,18 +147,11 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed, options=options)  # seeds self.np_random when a seed is given
         aec_seed = int(self.np_random.integers(2**63)) if seed is not None else None
-        for _ in range(_MAX_SKIPPED):
-            self.aec.reset(seed=aec_seed, options=options)
-            self._seat_players()
-            self._pending = dict.fromkeys(self.agents, 0.0)
-            self._acted = set()
-            self._collect()  # a turn-up may score before anyone moves (P1)
-            if not self._advance():
-                agent = self._to_move
-                return {agent: self._observe(agent)}, {}
-            aec_seed, options = None, None  # over before any RLlib agent moved (E3): deal on
-        raise RuntimeError(f"{_MAX_SKIPPED} episodes in a row ended before the first decision: "
-                           "check target_points and turnup_scores")
+        seating = self._seating
+        seating.deal(aec_seed, options, self._seat_players)
+        self._acted = set()
+        agent = self._to_move = self.possible_agents[seating.to_move]
+        return {agent: self._observe(agent)}, {}
 
     def step(self, action_dict: dict[str, Any]):
         agent = self._to_move
@@ -166,27 +169,30 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
                     f"{agent} (seat {seat}) chose {action!r}, which is not legal; legal: "
                     f"{[a for a in range(legal.bit_length()) if legal >> a & 1]} (use a masking RL module)")
             self._acted.add(agent)
-            self._pending[agent] -= 1.0
-            return self._end({agent: {"illegal_action": True}})
+            self._seating.owed[agent] -= 1.0
+            return self._end(TERMINATED, {agent: {"illegal_action": True}})
         self._acted.add(agent)
-        self.aec.step(action)
-        self._collect()
-        if self._advance():
-            return self._end({})
-        nxt = self._to_move
-        rewards = {}
-        if nxt in self._acted:
-            rewards[nxt], self._pending[nxt] = self._pending[nxt], 0.0
+        seating = self._seating
+        ending = seating.step(action)
+        if ending is not None:
+            return self._end(ending, {})
+        nxt = self._to_move = self.possible_agents[seating.to_move]
+        rewards = {nxt: seating.take(nxt)} if nxt in self._acted else {}
         return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}
 
-    def _end(self, infos: dict[str, Any]):
-        """The last step of an episode: a final observation and reward for every agent that acted."""
+    def _end(self, ending: str, infos: dict[str, Any]):
+        """The last step of an episode (``ending``: terminated or truncated): a final observation and
+        reward for every agent that acted. A truncation sets ``"__all__"`` alone: Ray 2.60's
+        ``MultiAgentEpisode`` declares an episode in which every agent is marked done *terminated*,
+        truncated flags included, and would then not bootstrap the values."""
         self._to_move = None
         done = sorted(self._acted, key=self.possible_agents.index)
         observations = {a: self._observe(a) for a in done}
-        rewards = {a: self._pending[a] for a in done}
-        terminateds = dict.fromkeys(done, True) | {"__all__": True}
-        return observations, rewards, terminateds, {"__all__": False}, infos
+        rewards = {a: self._seating.take(a) for a in done}
+        if ending == TERMINATED:
+            return (observations, rewards, dict.fromkeys(done, True) | {"__all__": True},
+                    {"__all__": False}, infos)
+        return observations, rewards, {"__all__": False}, {"__all__": True}, infos
 
     def render(self) -> str:
         """The table as text, every hand shown (a spectator's view)."""
@@ -196,53 +202,20 @@ class AllFoursMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ internals
 
-    def _seat_players(self) -> None:
-        """Choose which seats RLlib plays this episode and a policy for every other seat."""
-        n = self.aec.rules.num_players
-        self._policies = {}
+    def _seat_players(self) -> dict[int, Any]:
+        """Choose which seats RLlib plays this episode (``self.agents``); a policy for every other
+        seat. A pool that returns ``None`` leaves that seat to RLlib (self-play)."""
         if self.opponents is None:
-            self.agents = list(self.possible_agents)
-            return
-        rng = self.np_random
-        learner = self.learner_seat if self.learner_seat is not None else int(rng.integers(n))
-        side = self.aec.rules.side_of
-        controlled = set()
-        for seat in range(n):
-            if seat == learner or (side(seat) == side(learner) and self.partner == "learner"):
-                controlled.add(seat)
-                continue
-            if side(seat) == side(learner):
-                policy = self.partner
-            elif hasattr(self.opponents, "sample"):
-                policy = self.opponents.sample(rng)
-            else:
-                policy = self.opponents
-            if policy is None:  # the pool leaves this seat to RLlib (self-play)
-                controlled.add(seat)
-            else:
-                self._policies[seat] = policy
-        self.agents = [self.possible_agents[s] for s in sorted(controlled)]
-
-    def _collect(self) -> None:
-        """Add the rewards of the last AEC step to every RLlib agent's account."""
-        rewards = self.aec.rewards
-        for agent in self._pending:
-            self._pending[agent] += rewards[agent]
-
-    def _advance(self) -> bool:
-        """Let the seats played inside the env move until an RLlib agent is to move; True when the
-        episode is over."""
-        aec = self.aec
-        while True:
-            if all(aec.terminations.values()):
-                return True
-            seat = aec.game.current_player
-            if seat not in self._policies:
-                self._to_move = self.possible_agents[seat]
-                return False
-            agent = self.possible_agents[seat]
-            aec.step(_call(self._policies[seat], aec.observe(agent), SeatView(aec.game, seat)))
-            self._collect()
+            policies = {}
+        else:
+            rng = self.np_random
+            n = self.aec.rules.num_players
+            learner = self.learner_seat if self.learner_seat is not None else int(rng.integers(n))
+            opponents = self.opponents
+            draw = (lambda: opponents.sample(rng)) if hasattr(opponents, "sample") else (lambda: opponents)
+            policies = seat_policies(self.aec.rules, learner, self.partner, draw)
+        self.agents = [a for s, a in enumerate(self.possible_agents) if s not in policies]
+        return policies
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         observation = self.aec.observe(agent)

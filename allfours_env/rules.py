@@ -340,7 +340,7 @@ class Rules:
             raise RulesError(
                 f"unknown preset {preset!r}: choose one of {', '.join(sorted(PRESETS))}"
             )
-        values = _with_overrides(dict(PRESETS[preset]), overrides)
+        values = _with_overrides(dict(PRESETS[preset]), overrides, num_players)
         return cls(preset=preset, num_players=num_players, **_normalise(values))
 
     def __post_init__(self) -> None:
@@ -354,7 +354,7 @@ class Rules:
         values = self.to_dict()
         preset = values.pop("preset")
         num_players = overrides.pop("num_players", values.pop("num_players"))
-        values = _with_overrides(values, overrides)
+        values = _with_overrides(values, overrides, num_players)
         return Rules(preset=preset, num_players=num_players, **_normalise(values))
 
     def to_dict(self) -> dict[str, Any]:
@@ -413,9 +413,10 @@ class Rules:
         return RulePlan.of(self)
 
 
-def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any], num_players: Any) -> dict[str, Any]:
     """``values`` (a complete configuration) with ``overrides`` applied, after checking that every
-    override names a knob and changes something the configuration uses (docs/rules.md D12)."""
+    override names a knob and changes something the configuration of ``num_players`` uses
+    (docs/rules.md D12)."""
     unknown = sorted(set(overrides) - set(KNOBS))
     if unknown:
         raise RulesError(
@@ -431,6 +432,9 @@ def _with_overrides(values: dict[str, Any], overrides: Mapping[str, Any]) -> dic
                 f"knob {', '.join(idle)} has no effect with trump_selection={selection!r} "
                 f"({_WHY_IDLE[owner]}): remove the override"
             )
+    if "partnerships" in overrides and num_players in (2, 3):
+        raise RulesError(f"knob partnerships has no effect with {num_players} players (only 4 players can "
+                         f"play as two sides of partners, K2): remove the override")
     idle = sorted(JOKER_ONLY_KNOBS & set(overrides)) if values["joker"] is False else []
     if idle:
         raise RulesError(f"knob {', '.join(idle)} has no effect without the joker (joker=False): "

@@ -4,7 +4,8 @@
 seat (or its whole side) and every other seat is played inside ``step`` by opponent policies. The
 learner sees only its own decisions; its reward (the AEC rewards of its seat, see
 :mod:`allfours_env.aec`) arrives at its next decision or at the end of the episode, so nothing
-bootstraps across players. ``action_masks()`` is what ``sb3_contrib.MaskablePPO`` asks for::
+bootstraps across players (the loop that plays the other seats, :class:`allfours_env.seating.Seating`,
+is the RLlib environment's too). ``action_masks()`` is what ``sb3_contrib.MaskablePPO`` asks for::
 
     from sb3_contrib import MaskablePPO
     from allfours_env.wrappers import SingleAgentEnv
@@ -19,6 +20,12 @@ bots). A policy is either an object with ``act(observation, view) -> action`` â€
 AEC observation dict of its seat, ``view`` the engine's :class:`~allfours_env.knowledge.SeatView` of
 that seat (never another player's cards), as the ``agents`` package's bots implement â€” or a plain
 callable ``policy(observation) -> action``.
+
+**Episode ends.** The game (or, with ``episode="hand"``, the hand) is over: ``terminated=True``. A
+game still undecided after ``max_hands`` hands (the AEC environment's cap, 500 by default; random
+bidders in the auction presets get there): ``truncated=True``, ``terminated=False``, as Gymnasium
+has it, with the reward the learner is still owed (with ``reward="points"`` the points of the hand
+just finished; there is no win to pay) and an observation whose mask is all zeros.
 
 **Partnerships.** With four players in partnerships, ``partner="learner"`` (default) lets the
 learner decide for both seats of its side; pass a policy to have the partner played by it.
@@ -61,6 +68,7 @@ from allfours_env.engine import MAX_HANDS, IllegalActionError
 from allfours_env.hidden import HIDDEN_SIZE, hidden_cards
 from allfours_env.knowledge import SeatView
 from allfours_env.observation import OBS_SIZE
+from allfours_env.seating import TERMINATED, TRUNCATED, Seating, seat_policies
 
 
 @runtime_checkable
@@ -79,12 +87,6 @@ class RandomPolicy:
     def act(self, observation: dict[str, np.ndarray], view: SeatView) -> int:
         legal = np.flatnonzero(observation["action_mask"])
         return int(legal[self.rng.integers(len(legal))])
-
-
-def _call(policy: Any, observation: dict[str, np.ndarray], view: SeatView) -> int:
-    if hasattr(policy, "act"):
-        return policy.act(observation, view)
-    return policy(observation)
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -143,8 +145,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._seed = seed
         self._warned_illegal = False
         self._seat = 0
-        self._controlled: set[int] = set()
-        self._policies: dict[int, Any] = {}
+        self._agent = self.aec.possible_agents[0]  # the learner seat's agent name
+        self._seating = Seating(self.aec)  # the other seats, played inside step()
         self._observation: dict[str, np.ndarray] | None = None
         self._ended = False  # the episode is over: step() needs a reset() first
 
@@ -155,34 +157,28 @@ class SingleAgentEnv(gymnasium.Env):
             seed, self._seed = self._seed, None  # the constructor's seed applies to the first reset
         super().reset(seed=seed)
         aec_seed = int(self.np_random.integers(2**63)) if seed is not None else None
-        for _ in range(100):
-            self.aec.reset(seed=aec_seed, options=options)
-            self._reward = 0.0
-            self._seat_players()
-            self._collect()  # a turn-up may score before anyone moves (P1)
-            if not self._advance():
-                self._ended = False
-                return self._learner_observation(), self._info()
-            aec_seed, options = None, None  # over before the learner moved (E3): play the next one
-        raise RuntimeError("100 episodes in a row ended before the learner's first decision: "
-                           "check target_points and turnup_scores")
+        self._seating.deal(aec_seed, options, self._seat_players)
+        self._observation = self.aec.observe(self.aec.possible_agents[self._seating.to_move])
+        self._ended = False
+        return self._learner_observation(), self._info()
 
     def step(self, action: Any):
         if self._observation is None:
             raise RuntimeError("step() before reset(): call reset() to start the first episode")
         if self._ended:
-            raise RuntimeError("the episode has ended (step returned terminated=True): call reset() "
-                               "to start the next one")
+            raise RuntimeError("the episode has ended (step returned terminated or truncated): call "
+                               "reset() to start the next one")
         action = as_action_id(action)
         if not self._observation["action_mask"][action]:
             return self._illegal(action)
-        self.aec.step(action)
-        self._collect()
-        ended = self._advance()
-        self._ended = ended
-        truncated = ended and not all(self.aec.terminations.values())  # the safety cap (MAX_HANDS)
-        reward, self._reward = self._reward, 0.0
-        return self._learner_observation(), reward, ended and not truncated, truncated, self._info()
+        seating = self._seating
+        ending = seating.step(action)
+        aec = self.aec
+        # the seat to move (the learner's, or its partner's when it plays both), or at the end its own
+        self._observation = aec.observe(self._agent if ending else aec.possible_agents[seating.to_move])
+        self._ended = ending is not None
+        return (self._learner_observation(), seating.take(self._agent), ending == TERMINATED,
+                ending == TRUNCATED, self._info())  # TRUNCATED: the hand cap (max_hands)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO reads this)."""
@@ -197,48 +193,24 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ internals
 
-    def _seat_players(self) -> None:
-        """Choose the learner's seat and a policy for every other seat (partner included)."""
+    def _seat_players(self) -> dict[int, Any]:
+        """Choose the learner's seat; a policy for every other seat it does not control."""
         n = self.aec.rules.num_players
         self._seat = self.learner_seat if self.learner_seat is not None else int(self.np_random.integers(n))
-        sides = [self.aec.rules.side_of(s) for s in range(n)]
-        self._controlled = {self._seat}
-        if self.partner == "learner":
-            self._controlled |= {s for s in range(n) if sides[s] == sides[self._seat]}
-        self._policies = {}
-        for s in range(n):
-            if s in self._controlled:
-                continue
-            self._policies[s] = self.partner if sides[s] == sides[self._seat] else self._draw_opponent()
+        self._agent = self.aec.possible_agents[self._seat]
+        return seat_policies(self.aec.rules, self._seat, self.partner, self._draw_opponent)
 
     def _draw_opponent(self) -> Any:
         pool = self.opponents
         if pool is None:
             return RandomPolicy(np.random.default_rng(int(self.np_random.integers(2**63))))
         if hasattr(pool, "sample"):
-            return pool.sample(self.np_random)
+            policy = pool.sample(self.np_random)
+            if policy is None:
+                raise TypeError("the opponent pool's sample() returned None: SingleAgentEnv needs a "
+                                "policy for every opponent seat")
+            return policy
         return pool
-
-    def _collect(self) -> None:
-        """Add the rewards just paid to the learner's seat."""
-        self._reward += self.aec.rewards[self.aec.possible_agents[self._seat]]
-
-    def _advance(self) -> bool:
-        """Let the other seats play until a controlled seat is to move; True if the episode ended
-        (the game is over, or truncated by ``max_hands``)."""
-        aec = self.aec
-        while True:
-            if all(aec.terminations.values()) or all(aec.truncations.values()):
-                self._observation = aec.observe(aec.possible_agents[self._seat])
-                return True
-            seat = aec.game.current_player
-            agent = aec.possible_agents[seat]
-            observation = aec.observe(agent)
-            if seat in self._controlled:
-                self._observation = observation
-                return False
-            aec.step(_call(self._policies[seat], observation, SeatView(aec.game, seat)))
-            self._collect()
 
     def _illegal(self, action: int):
         if self.illegal_action == "raise":

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agents.cli import OneLineParser
+from agents.cli import MAX_GAMES, MAX_WORKERS, OneLineParser, count
 from evaluate.games import describe_failure
 from evaluate.output import OutputFolder
 from evaluate.schedule import SCHEDULES
@@ -49,12 +49,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=2, help="players per game, 2-4 (default: 2)")
     p.add_argument("--rule", action="append", default=[], metavar="KNOB=VALUE",
                    help="override a rules knob, e.g. --rule target_points=11 (repeatable)")
-    p.add_argument("--games", type=int, default=1000,
-                   help="games per pairing, all seatings of a deal group counted (default: 1000)")
+    p.add_argument("--games", type=count(1, MAX_GAMES), default=1000,
+                   help=f"games per pairing, all seatings of a deal group counted, at most {MAX_GAMES:,} "
+                   f"(default: 1000)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes (Ray: tasks at once); results do not depend on it "
-                   "(default: CPU count; Ray: the cluster's CPUs)")
+    p.add_argument("--workers", type=count(1, MAX_WORKERS), default=None,
+                   help=f"worker processes (Ray: tasks at once), at most {MAX_WORKERS}; results do not "
+                   "depend on it (default: CPU count; Ray: the cluster's CPUs)")
     p.add_argument("--backend", choices=BACKENDS, default="local",
                    help="local worker processes, or deal groups as Ray tasks (needs allfours[rllib]; "
                    "same results)")
@@ -128,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
     """Set up, run, report and save a tournament from parsed arguments; returns the exit status."""
     backend = args.backend = "ray" if args.ray is not None else args.backend
     if args.workers is None and backend == "local":
-        args.workers = os.cpu_count() or 1
+        args.workers = min(os.cpu_count() or 1, MAX_WORKERS)
     try:
         check_options(args)
         tournament = Tournament(

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.cli import write_problem
 from allfours_env.rules import Rules
 from evaluate.report import REPORT_FILES
 from evaluate.tournament import TournamentError
@@ -99,13 +99,10 @@ class OutputFolder:
 
     def _probe(self) -> None:
         """Write and remove a file, so that an unwritable folder fails before the games."""
-        try:
-            handle, name = tempfile.mkstemp(prefix=".write-test-", dir=self.path)
-            os.close(handle)
-            os.unlink(name)
-        except OSError as err:
+        problem = write_problem(self.path)
+        if problem is not None:
             self.release()
-            raise TournamentError(f"cannot write to the results folder {self.path}: {_reason(err)}") from None
+            raise TournamentError(f"cannot write to the results folder {self.path}: {problem}")
 
 
 def _make_folders(path: Path, shown: str | os.PathLike) -> list[Path]:

@@ -76,11 +76,14 @@ def test_games_rounded_up_to_whole_deal_groups(tmp_path, capsys):
     ("args", "message"),
     [
         (["nosuch", "random"], "unknown agent 'nosuch'"),
-        (["random", "random", "--games", "0"], "games must be a whole number >= 1"),
+        (["random", "random", "--games", "0"], "--games: must be a whole number from 1 to 10,000,000"),
+        (["random", "random", "--games", "99999999999999999999"],
+         "argument --games: must be a whole number from 1 to 10,000,000, got 99,999,999,999,999,999,999"),
+        (["random", "random", "--workers", "100000"], "--workers: must be a whole number from 1 to 256"),
         (["random", "ppo:nope.zip"], "model file 'nope.zip' not found"),
         (["random", "random", "--preset", "trinidad", "--players", "3"],
          "preset 'trinidad' is played by 2, 4 players, not 3"),
-        (["random", "random", "--workers", "0"], "--workers must be at least 1"),
+        (["random", "random", "--workers", "0"], "argument --workers: must be a whole number from 1 to 256"),
         (["random", "random", "--preset", "nosuch"], "unknown preset 'nosuch'"),
         (["random", "random", "--rule", "target_points"], "must look like knob=value"),
         (["random", "random", "--games", "many"], "invalid int value: 'many'"),
@@ -174,7 +177,7 @@ def test_out_holding_results_is_refused_before_any_game(tmp_path, capsys, monkey
     assert code == 0, err
     before = _snapshot(tmp_path)
     _no_games(monkeypatch)
-    code, stdout, err = _run(["random", "heuristic", "--games", "1000000000", "--out", str(out), "--quiet"],
+    code, stdout, err = _run(["random", "heuristic", "--games", "10000000", "--out", str(out), "--quiet"],
                              capsys)
     _one_line_error(code, stdout, err, r"--out .*results already holds results \(results.json, agents.csv, "
                                        r"tables.csv, games.csv\): give a new folder, or add --overwrite")
@@ -275,3 +278,12 @@ def test_the_leaderboard_shows_the_bidding_of_the_preset(preset, columns, capsys
     assert header.endswith(columns)
     row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
     assert row.count("|") == header.count("|") and "| – |" not in row
+
+
+def test_the_other_command_lines_bound_their_counts_too(capsys):
+    """allfours-play: a --delay beyond a minute is a typo, refused before the game (one line, 2)."""
+    from agents.play.cli import main as play_main
+
+    assert play_main(["--delay", "1e9", "--opponent", "random"], input_fn=lambda prompt: "q") == 2
+    err = capsys.readouterr().err
+    assert "--delay is at most 60 seconds" in err and len(err.strip().splitlines()) == 1

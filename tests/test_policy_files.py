@@ -118,6 +118,11 @@ def _broken(path: Path, change) -> Path:
     (lambda m: m["network"].update(actions=100), "actions"),
     (lambda m: m.pop("trained_for"), "trained_for"),
     (lambda m: m["trained_for"].update(num_players="two"), "trained_for"),
+    # a game that does not exist: the header is corrupt (it used to load with a warning)
+    (lambda m: m["trained_for"].update(preset="nonexistent"), "corrupt header.*unknown preset 'nonexistent'"),
+    (lambda m: m["trained_for"].update(num_players=99), "corrupt header.*not 99"),
+    (lambda m: m["trained_for"].update(knobs={"bogus": 1}), "corrupt header.*unknown knob 'bogus'"),
+    (lambda m: m["trained_for"].update(knobs={"target_points": [1]}), "corrupt header.*target_points"),
 ])
 def test_metadata_that_does_not_fit_this_version_is_refused(tmp_path, change, message):
     path = _broken(save_policy(tmp_path / "p.npz", small_actor(), SEVEN_UP_2P), change)
@@ -248,3 +253,20 @@ def test_trusted_conversion_of_an_old_model_and_run_gives_the_same_network_and_r
     assert (new / "model.npz").is_file() and (new / "config.json").is_file()
     assert train_main(["--resume", str(new), "--no-progress"]) == 0
     assert json.loads((new / "model.json").read_text())["timesteps"] == 512
+
+
+def test_an_interrupted_write_leaves_no_file_under_either_name(tmp_path, monkeypatch):
+    from agents import policy_file
+
+    def interrupted(handle, **arrays):
+        handle.write(b"PK half a file")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(policy_file.np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save_policy(tmp_path / "p.npz", small_actor(), SEVEN_UP_2P)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    path = save_policy(tmp_path / "p.npz", small_actor(), SEVEN_UP_2P)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "p.npz"]
+    assert load_policy(path)[1]["trained_for"] == SEVEN_UP_2P

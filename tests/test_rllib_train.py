@@ -1,8 +1,11 @@
 """The RLlib backend end to end on a tiny budget (a local Ray instance, one env runner): config ->
-checkpoints -> resume -> evaluation -> exported policy; masked actions are always legal under
-RLlib; bad input is one line before any work."""
+checkpoints -> resume -> evaluation -> exported policy; resuming restores the learner's state from
+the checkpoint's plain arrays and never unpickles RLlib's own checkpoints; masked actions are always
+legal under RLlib; bad input is one line before any work."""
 
 import json
+import pickle
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +15,7 @@ pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install
 
 from filelock import FileLock  # noqa: E402  (a dependency of Ray)
 
+from agents import policy_file  # noqa: E402
 from agents.policy import load_policy  # noqa: E402
 from evaluate.__main__ import main as evaluate_main  # noqa: E402
 from train import load  # noqa: E402
@@ -49,7 +53,11 @@ def test_tiny_rllib_run_writes_checkpoints_resumes_and_evaluates(rllib_run, tmp_
     assert len(saved) == 2
     for path in saved:
         assert path.with_suffix(".json").is_file()
-        assert (path.with_suffix(".rllib") / "rllib_checkpoint.json").is_file()
+        assert not path.with_suffix(".rllib").exists()  # RLlib's own checkpoints are pickles: none
+        with np.load(path, allow_pickle=False) as arrays:
+            names = arrays.files
+        assert any(n.startswith("module.critic.") for n in names), names
+        assert any(n.startswith("optimizer.learner_default_optimizer.") for n in names), names
     assert list((out / "tb" / "rllib").iterdir())
     model = json.loads((out / "model.json").read_text())
     assert model["backend"] == "rllib" and model["timesteps"] >= 2048
@@ -120,6 +128,19 @@ def test_masked_actions_sampled_from_the_trained_module_are_always_legal(rllib_r
     runner.stop()
 
 
+def damaged(run: Path, tmp_path: Path, name: str, drop: str = "", reshape: str = "") -> Path:
+    """A copy of the run's first checkpoint (``NAME/step_N.npz``) without the arrays named
+    ``drop...``, or with the array ``reshape`` cut to one entry."""
+    source = checkpoints(run)[0]
+    arrays = policy_file.read_arrays(source)
+    arrays = {n: a for n, a in arrays.items() if not (drop and n.startswith(drop))}
+    if reshape:
+        arrays[reshape] = arrays[reshape].reshape(-1)[:1]
+    path = tmp_path / name / source.name
+    path.parent.mkdir()
+    return policy_file.write(path, arrays, json.loads(source.with_suffix(".json").read_text()))
+
+
 def test_bad_rllib_input_is_one_line_before_any_work(rllib_run, tmp_path, capsys):
     rllib = ["--backend", "rllib"]
     cases = [
@@ -130,6 +151,13 @@ def test_bad_rllib_input_is_one_line_before_any_work(rllib_run, tmp_path, capsys
         ([*rllib, "--set", *TINY, "--resume", str(tmp_path)], "no checkpoints in"),
         ([*rllib, "--set", 'rllib.address="127.0.0.1:1"'], "cannot reach Ray at 127.0.0.1:1"),
         (["--resume", str(rllib_run), "--timesteps", "100000"], "written by --backend rllib"),
+        ([*rllib, "--resume", str(damaged(rllib_run, tmp_path, "old", drop="module.")), "--timesteps",
+          "100000"], "holds no learner state"),
+        ([*rllib, "--resume", str(damaged(rllib_run, tmp_path, "shape", reshape="module.critic.0.bias")),
+          "--timesteps", "100000"], "array module.critic.0.bias is (1,), the module needs"),
+        ([*rllib, "--resume", str(damaged(rllib_run, tmp_path, "adam", drop="optimizer.learner_default_"
+                                                                           "optimizer.3.")),
+          "--timesteps", "100000"], "optimizer.learner_default_optimizer.3.exp_avg is missing"),
     ]
     for args, message in cases:
         out = tmp_path / "never"
@@ -137,3 +165,62 @@ def test_bad_rllib_input_is_one_line_before_any_work(rllib_run, tmp_path, capsys
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
         assert not out.exists()
+
+
+class Payload:
+    """Unpickling this creates the file ``marker`` (what an attacker would run instead)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_resume_restores_the_learner_from_arrays_and_never_unpickles(rllib_run, tmp_path, monkeypatch,
+                                                                      capsys):
+    """A run folder whose newest checkpoint has a crafted ``step_N.rllib/`` beside it (RLlib's
+    cloudpickled algorithm state, whose payload writes a marker): ``--resume`` continues the run
+    from the ``.npz`` alone, says the folder is ignored, and the payload never runs. The learner it
+    resumes with has exactly the saved module weights and optimiser state."""
+    from train.rllib import trainer
+
+    marker = tmp_path / "PAYLOAD_RAN"
+    crafted = tmp_path / "crafted"
+    shutil.copytree(rllib_run, crafted)
+    newest = checkpoints(crafted)[-1]
+    folder = newest.with_suffix(".rllib")
+    folder.mkdir(exist_ok=True)
+    if not (folder / "rllib_checkpoint.json").is_file():
+        (folder / "rllib_checkpoint.json").write_text(json.dumps({"type": "Algorithm"}))
+    for name in ("algorithm_state.pkl", "class_and_ctor_args.pkl"):
+        (folder / name).write_bytes(pickle.dumps(Payload(marker)))
+
+    restored = {}
+    original = getattr(trainer, "restore_learner", None)
+
+    def spy(algo, arrays):
+        original(algo, arrays)
+        restored.update(trainer.learner_arrays(algo))
+
+    monkeypatch.setattr(trainer, "restore_learner", spy, raising=False)
+    step = int(newest.stem.split("_")[1])
+    capsys.readouterr()
+    code = main(["--backend", "rllib", "--resume", str(crafted), "--timesteps", str(step + 512),
+                 "--no-progress"])
+    assert not marker.exists(), "RLlib's pickled checkpoint was opened"
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"ignoring {folder.name}/" in out
+    later = checkpoints(crafted)[-1]
+    assert int(later.stem.split("_")[1]) > step and not later.with_suffix(".rllib").exists()
+
+    with np.load(newest, allow_pickle=False) as stored:
+        saved = {n: stored[n] for n in stored.files if n.startswith(("module.", "optimizer."))}
+    assert set(restored) == set(saved)
+    keys = {n.split(".")[-1] for n in saved if n.startswith("optimizer.")}
+    assert keys == {"step", "exp_avg", "exp_avg_sq"}
+    assert all(saved[n] > 0 for n in saved if n.endswith(".step"))  # a trained optimiser, not a fresh one
+    for name, array in saved.items():
+        assert restored[name].shape == array.shape, name
+        assert np.allclose(restored[name], array, rtol=1e-6, atol=1e-8), name

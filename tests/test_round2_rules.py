@@ -96,6 +96,22 @@ def test_RD6_a_stock_game_for_more_players_is_refused_without_suggesting_the_pla
     assert "knob players" not in str(caught.value)
 
 
+@pytest.mark.parametrize("preset, num_players", [("auction_pitch", 3), ("auction_pitch", 2), ("seven_up", 2),
+                                                  ("pitch_with_joker", 3), ("don", 3)])
+@pytest.mark.parametrize("partnerships", [True, False])
+def test_D12_K2_partnerships_overridden_with_2_or_3_players_is_an_error(preset, num_players, partnerships):
+    """K2 only means something with 4 players: a 3-player auction_pitch in 'partnerships' used to be
+    accepted, and played everyone alone without a word."""
+    with pytest.raises(RulesError, match=f"knob partnerships has no effect with {num_players} players "
+                                         r"\(only 4 players"):
+        Rules.make(preset, num_players, partnerships=partnerships)
+    with pytest.raises(RulesError, match="knob partnerships has no effect"):
+        Rules.make(preset, 4).replace(num_players=num_players, partnerships=partnerships)
+    four = Rules.make(preset, 4, partnerships=partnerships)  # where it applies, it is accepted (D24)
+    assert four.partnerships is partnerships and four.num_sides == (2 if partnerships else 4)
+    assert Rules.make(preset, num_players).num_sides == num_players  # the preset's value is no override
+
+
 def test_RD30_knob_overrides_that_apply_are_accepted():
     assert Rules.make("auction_pitch", 4, bid_max=5, dealer_may_hold=False).bid_max == 5
     rules = Rules.make("auction_pitch", 3, joker=True, scoring_order=("high", "low", "jack", "joker", "game"))

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from train.__main__ import main
+from train.checkpoints import find
 from train.curve import read_curve
-from train.runs import is_run
+from train.runs import drop_torn_checkpoint, is_run
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "agents" / "policies" / "seven_up_2p"
@@ -113,3 +114,33 @@ def test_a_damaged_eval_csv_leaves_its_bad_rows_out_of_the_curve(tmp_path):
     assert [row["timesteps"] for row in read_curve(tmp_path)] == [256]
     (tmp_path / "eval.csv").write_text("notes\n")
     assert read_curve(tmp_path) == []
+
+
+def test_a_checkpoint_cut_by_ctrl_c_while_it_was_saved_is_dropped_so_the_run_resumes(run, tmp_path):
+    """Its .npz was written, its .json not (or not whole): --resume RUN would refuse the run."""
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    folder = copy / "checkpoints"
+    assert drop_torn_checkpoint(copy, log=None) is None  # whole: kept
+    (folder / "step_512.json").write_text('{"kind": "checkp')
+    assert drop_torn_checkpoint(copy, since=512, log=None) is None  # not this process's: kept
+    dropped = []
+    assert drop_torn_checkpoint(copy, log=dropped.append) == folder / "step_512.npz"
+    assert sorted(p.name for p in folder.iterdir()) == ["step_256.json", "step_256.npz"]
+    assert find(copy) == folder / "step_256.npz" and "step_512.npz" in dropped[0]
+    (folder / "step_256.json").unlink()
+    assert drop_torn_checkpoint(copy, log=dropped.append) == folder / "step_256.npz"
+    assert list(folder.iterdir()) == []
+
+
+def test_a_folder_whose_config_json_is_deeply_nested_is_no_run_and_is_refused_in_one_line(tmp_path, capsys):
+    folder = tmp_path / "crafted"
+    folder.mkdir()
+    (folder / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert not is_run(folder)
+    before = files_of(folder)
+    assert main(["--set", *TINY, "--out", str(folder), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err), err
+    assert "not an allfours run (config.json)" in err
+    assert files_of(folder) == before

@@ -2,7 +2,13 @@
 branch; checkpoint averaging; imitation; every config value checked with one clear line."""
 
 import json
+import os
+import re
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -230,6 +236,69 @@ def test_bad_configs_are_reported_in_one_line(override, message, capsys, tmp_pat
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("override, message", [
+    ("n_envs=100000", "n_envs must be a whole number of environments (a process each) from 1 to 256"),
+    ("total_timesteps=99999999999999999", "total_timesteps must be a whole number of timesteps from 1 to"),
+    ("eval.games=99999999999", "eval.games must be a whole number of games from 1 to 10,000,000"),
+    ("eval.final_games=99999999999", "eval.final_games must be a whole number of games from 1 to"),
+    ("eval.workers=100000", "eval.workers must be a whole number of processes from 1 to 256"),
+    ("eval.every=99999999999999999", "eval.every must be a whole number of timesteps from 1 to"),
+    ("torch_threads=100000", "torch_threads must be a whole number of threads from 1 to 256"),
+    ("imitation.workers=100000", "imitation.workers"),
+    ("imitation.games=99999999999", "imitation.games"),
+    ("imitation.dagger_games=99999999999", "imitation.dagger_games"),
+    ("imitation.dagger_rounds=100000", "imitation.dagger_rounds"),
+    ("imitation.epochs=100000", "imitation.epochs"),
+    ("ppo.n_epochs=100000", "ppo.n_epochs must be a whole number of epochs from 1 to 1,000"),
+    ("ppo.n_steps=99999999", "ppo.n_steps"),
+    ("ppo.batch_size=99999999", "ppo.batch_size"),
+    ("ppo.net_arch=[1000000]", "ppo.net_arch"),
+    ("opponents.pool_size=100000", "opponents.pool_size"),
+    ("opponents.snapshot_every=99999999999", "opponents.snapshot_every"),
+    ("average_since=99999999999999999", "average_since"),
+    ("rllib.num_env_runners=100000", "rllib.num_env_runners must be a whole number of env runners"),
+    ("rllib.num_envs_per_env_runner=100000", "rllib.num_envs_per_env_runner must be a whole number"),
+    ("rllib.num_learners=100000", "rllib.num_learners must be a whole number of learner actors"),
+    ("rllib.num_cpus_per_env_runner=1e9", "rllib.num_cpus_per_env_runner must be a number of CPUs"),
+    ("rllib.num_gpus_per_learner=1e9", "rllib.num_gpus_per_learner must be a number of GPUs"),
+])
+def test_every_count_has_an_upper_bound(override, message):
+    """n_envs=100000 used to fork until 'Too many open files'; eval.games=10**11 to run for ever."""
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load(None, [override])
+
+
+def test_the_rollout_held_in_memory_is_bounded():
+    load(None, ["ppo.n_steps=4096", "n_envs=256"])
+    with pytest.raises(ConfigError, match=r"ppo.n_steps × n_envs is the rollout .* at most 1,048,576"):
+        load(None, ["ppo.n_steps=8192", "n_envs=256"])
+
+
+def test_a_checkpoint_whose_saved_config_has_too_many_envs_is_refused_on_resume(trained, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(trained, run)
+    meta_path = run / "checkpoints" / "step_1024.json"
+    meta = json.loads(meta_path.read_text())
+    meta["config"]["n_envs"] = 100000
+    meta_path.write_text(json.dumps(meta))
+    before = files_of(run)
+    assert main(["--resume", str(run), "--timesteps", "1536", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "n_envs must be a whole number of environments (a process each) from 1 to 256" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert files_of(run) == before
+
+
+def test_a_knob_that_does_not_apply_to_the_game_is_refused_before_anything_is_written(tmp_path, capsys):
+    """partnerships with 3 players used to start training a game of three players alone."""
+    out = tmp_path / "run"
+    assert main(["--set", "preset=auction_pitch", "num_players=3", "knobs={partnerships=true}",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "knob partnerships has no effect with 3 players" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
 def test_every_setting_has_a_type_and_range_check():
     assert set(flatten(load().to_dict())) == set(RULES)
 
@@ -410,3 +479,89 @@ def test_three_player_evaluation_gives_each_opponent_its_own_table():
     numbers = scores(results)
     assert numbers["random"]["opponents"] == ["random", "random#2"]
     assert numbers["heuristic"]["opponents"] == ["heuristic", "heuristic#2"]
+
+
+def test_ctrl_c_during_an_evaluation_stops_the_training_run():
+    """A tournament keeps the games Ctrl-C left it (the evaluate command reports them); inside a
+    training run's evaluation it must stop the run instead of being taken for a short result."""
+    from agents.policy import NumpyActor
+    from conftest import FailingAgent
+    from train.evaluation import evaluate
+
+    rng = np.random.default_rng(0)
+    actor = NumpyActor([(rng.normal(size=(OBS_SIZE, 117)), np.zeros(117))], "relu")
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(actor, load(None, []), [FailingAgent(stop=1, error=KeyboardInterrupt)], games=8, seed=0)
+
+
+def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable(tmp_path):
+    """Ctrl-C in a terminal goes to every process of the group: the trainer and its environment
+    workers (n_envs=2: SubprocVecEnv). It used to end in a second traceback from closing the
+    workers and exit 1; now the promised line and 130, and the run resumes."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "run"
+    tiny = ["total_timesteps=1000000", "n_envs=2", "ppo.n_steps=128", "ppo.batch_size=64", "ppo.n_epochs=1",
+            "ppo.net_arch=[16]", "eval.every=256", "eval.games=2", "eval.final_games=2", "eval.workers=1",
+            "opponents.mix={random=1}", "imitation.teacher=''"]
+    command = [sys.executable, "-m", "train", "--no-progress", "--out", str(out), "--set", *tiny]
+    process = subprocess.Popen(command, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(root)), text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((out / "checkpoints").glob("step_*.json")):  # learning has begun
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        time.sleep(0.3)  # inside a rollout or an update
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert err.strip() == "interrupted: checkpoints written so far are kept; resume with --resume", err
+    newest = max(int(p.stem.split("_")[1]) for p in (out / "checkpoints").glob("step_*.npz"))
+    assert main(["--resume", str(out), "--set", "n_envs=1", "--timesteps", str(newest + 128),
+                 "--no-progress"]) == 0
+    assert json.loads((out / "model.json").read_text())["timesteps"] == newest + 128
+
+
+def test_ctrl_c_in_the_middle_of_a_step_is_a_keyboard_interrupt_not_a_broken_pipe(tmp_path, monkeypatch):
+    """The same, deterministic and in-process: the Ctrl-C reaches the workers while the trainer
+    waits for their step. They used to stop without answering, and closing them raised EOFError
+    or ConnectionResetError over the KeyboardInterrupt; they ignore SIGINT now."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from train.trainer import train
+
+    real, calls = SubprocVecEnv.step_wait, []
+
+    def step_wait(self):
+        calls.append(1)
+        if len(calls) == 20:
+            for process in self.processes:  # a terminal's Ctrl-C goes to the workers too ...
+                os.kill(process.pid, signal.SIGINT)
+            time.sleep(0.2)
+            raise KeyboardInterrupt  # ... and to the trainer, waiting for this step
+        return real(self)
+
+    monkeypatch.setattr(SubprocVecEnv, "step_wait", step_wait)
+    config = load(None, [*TINY, "n_envs=2", "ppo.n_steps=128", "opponents.mix={random=1}",
+                         "imitation.teacher=''", f"out='{tmp_path / 'run'}'"])
+    with pytest.raises(KeyboardInterrupt):
+        train(config, progress=False)
+    assert len(calls) == 20
+
+
+def test_closing_after_ctrl_c_tolerates_workers_that_are_gone():
+    """A worker killed mid-step: closing after an interrupt stops the others instead of raising."""
+    from train.envs import close_vec_env, make_vec_env
+
+    env = make_vec_env(load(None, ["n_envs=2", "opponents.mix={random=1}"]))
+    env.reset()
+    env.step_async(np.zeros(2, dtype=np.int64))  # a step in flight: close() would wait for it
+    os.kill(env.processes[0].pid, signal.SIGKILL)
+    env.processes[0].join(timeout=10)
+    with pytest.raises((BrokenPipeError, ConnectionResetError, EOFError)):
+        env.close()  # what SB3 does on its own
+    close_vec_env(env, interrupted=True)
+    assert env.closed and not any(process.is_alive() for process in env.processes)

@@ -15,9 +15,12 @@ import io
 import json
 import os
 import pickle
+import re
 import shutil
+import struct
 import subprocess
 import sys
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -30,6 +33,7 @@ from conftest import exit_status
 from evaluate.__main__ import main as evaluate_main
 from train import average
 from train.__main__ import main as train_main
+from train.config import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "agents" / "policies" / "seven_up_2p.npz"
@@ -68,6 +72,63 @@ def pickled_npz(path: Path, marker: Path, meta: dict | None = None) -> Path:
     meta = meta or json.loads(SHIPPED.with_suffix(".json").read_text())
     path.with_suffix(".json").write_text(json.dumps(meta))
     return path
+
+
+def npy_bytes(shape: tuple, descr: str = "<f4", body: bytes = b"\0" * 64) -> bytes:
+    """An ``.npy`` member whose header declares ``shape`` and ``descr`` but that holds only ``body``."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buffer.getvalue() + body
+
+
+def with_member(source: Path, path: Path, name: str, data: bytes) -> Path:
+    """A copy at ``path`` of the weights file ``source`` (and its metadata) whose member ``name``
+    (added if it is not there) holds ``data``."""
+    with zipfile.ZipFile(source) as old:
+        members = {info.filename: old.read(info) for info in old.infolist()}
+    members[f"{name}.npy"] = data
+    meta = source.with_suffix(".json").read_bytes()
+    with zipfile.ZipFile(path, "w") as new:
+        for member, content in members.items():
+            new.writestr(member, content)
+    path.with_suffix(".json").write_bytes(meta)
+    return path
+
+
+def lie_about_size(path: Path, name: str, size: int) -> None:
+    """Make the zip directory of ``path`` say that its (stored) member ``name`` holds ``size`` bytes."""
+    data = bytearray(path.read_bytes())
+    at = data.find(b"PK\x01\x02")
+    while data[at + 46:at + 46 + struct.unpack_from("<H", data, at + 28)[0]] != f"{name}.npy".encode():
+        at = data.find(b"PK\x01\x02", at + 1)
+    struct.pack_into("<II", data, at + 20, size, size)  # compressed and uncompressed sizes
+    path.write_bytes(bytes(data))
+
+
+def nested_json(path: Path) -> Path:
+    """Replace the metadata beside ``path`` by 100,000 nested brackets."""
+    path.with_suffix(".json").write_text("[" * 100_000 + "]" * 100_000)
+    return path
+
+
+HUGE = (2**44,)  # 64 TiB of float32
+BIG = (2**28,)  # 1 GiB of float32: it would be allocated
+
+
+def craft(kind: str, source: Path, path: Path, member: str = "action_net.weight") -> tuple[Path, str]:
+    """A crafted copy of the policy file or checkpoint ``source`` and what its error says."""
+    if kind == "huge":
+        return with_member(source, path, member, npy_bytes(HUGE)), "shape (17592186044416,)"
+    if kind == "big":
+        return with_member(source, path, member, npy_bytes(BIG)), "declares shape (268435456,)"
+    if kind == "lying":  # the zip directory claims the 4 GiB the header declares
+        with_member(source, path, member, npy_bytes((2**30 - 100,)))
+        lie_about_size(path, member, 0xFFFFFFF0)
+        return path, "more than the whole file"
+    assert kind == "json"
+    if path != source:
+        shutil.copy(source, path)
+    return nested_json(path), "nests deeper than"
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
@@ -112,6 +173,108 @@ def test_a_crafted_policy_file_runs_nothing_at_any_entry_point(kind, tmp_path, m
         assert not (tmp_path / "never").exists()
     assert average.main([str(crafted), "--out", str(tmp_path / "avg.npz")]) == 2
     assert one_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("kind", ["huge", "json"])
+def test_a_policy_file_declaring_a_huge_array_or_deeply_nested_json_is_one_line_everywhere(
+        kind, tmp_path, capsys):
+    """A MemoryError or RecursionError traceback before; now one line naming the file."""
+    crafted, message = craft(kind, SHIPPED, tmp_path / "policy.npz")
+    spec = f"ppo:{crafted}"
+    with pytest.raises(AgentError, match=re.escape(message)) as caught:
+        make_agent(spec)
+    assert str(crafted.with_suffix(".json" if kind == "json" else ".npz")) in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert evaluate_main([spec, "random", "--games", "2", "--no-save", "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+    assert play_main(["--opponent", spec, "--seed", "0"], input_fn=lambda _: "q", output=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert message in err and one_line(err)
+    for setting in (f"opponents.mix={{'{spec}'=1}}", f"eval.opponents=['{spec}']",
+                    f"imitation.teacher='{spec}'"):
+        assert train_main(["--set", *TINY, setting, "--out", str(tmp_path / "never")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and one_line(err), (setting, err)
+        assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("member, message", [
+    ("action_net.weight", r"has shape \(268435456,\); the network .* needs \(117, 256\)"),
+    ("extra", r"declares shape \(268435456,\) but holds 64 bytes"),
+])
+def test_a_declared_shape_is_checked_before_anything_is_allocated(member, message, tmp_path):
+    """An actor layer's shape is what the network header says; any array holds no more than the file."""
+    crafted = with_member(SHIPPED, tmp_path / "policy.npz", member, npy_bytes(BIG))
+    tracemalloc.start()
+    try:
+        with pytest.raises(AgentError, match=message):
+            make_agent(f"ppo:{crafted}")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{peak:,} bytes allocated"
+
+
+def test_policy_metadata_is_bounded_in_size(tmp_path):
+    crafted = shutil.copy(SHIPPED, tmp_path / "policy.npz")
+    meta = json.loads(SHIPPED.with_suffix(".json").read_text())
+    crafted.with_suffix(".json").write_text(json.dumps(meta | {"description": "x" * 5_000_000}))
+    with pytest.raises(AgentError, match=r"policy.json is not valid policy metadata: it is 5,00.* bytes"):
+        make_agent(f"ppo:{crafted}")
+
+
+@pytest.mark.parametrize("kind", ["huge", "big", "lying", "json"])
+def test_a_crafted_checkpoint_is_one_line_on_resume_and_average_and_allocates_nothing(
+        kind, run, tmp_path, capsys):
+    crafted = tmp_path / "crafted"
+    shutil.copytree(run, crafted)
+    newest = crafted / "checkpoints" / "step_512.npz"
+    member = "action_net.weight" if kind == "huge" else "optimizer.0.exp_avg"  # an array the header
+    _, message = craft(kind, newest, newest, member)                           # does not describe
+    before = files_of(crafted)
+    tracemalloc.start()
+    try:
+        assert train_main(["--resume", str(crafted), "--timesteps", "1024"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and str(newest) in err and one_line(err), err
+        assert average.main([str(crafted), "--out", str(tmp_path / "avg.npz")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and one_line(err), err
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{peak:,} bytes allocated"
+    assert files_of(crafted) == before
+    assert not (tmp_path / "avg.npz").exists()
+
+
+def test_deeply_nested_checkpoint_metadata_is_one_line_for_average_and_read_checkpoint(
+        run, tmp_path, capsys):
+    from train.checkpoints import read_checkpoint, saved_config
+
+    crafted = tmp_path / "crafted"
+    shutil.copytree(run, crafted)
+    newest = nested_json(crafted / "checkpoints" / "step_512.npz")
+    assert average.main([str(crafted), "--out", str(tmp_path / "avg.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "step_512.json is not valid policy metadata: its JSON nests deeper than" in err and one_line(err)
+    for read in (read_checkpoint, saved_config):
+        with pytest.raises(ConfigError, match="nests deeper than"):
+            read(newest)
+
+
+def test_a_checkpoint_whose_config_builds_another_network_than_its_arrays_is_refused(run, tmp_path):
+    """Resuming builds the model of the checkpoint's config: it may be no larger than its arrays."""
+    from train.checkpoints import read_checkpoint
+
+    crafted = tmp_path / "crafted"
+    shutil.copytree(run, crafted)
+    meta_path = crafted / "checkpoints" / "step_512.json"
+    meta = json.loads(meta_path.read_text())
+    meta["config"]["ppo"]["net_arch"] = [4096, 4096]
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ConfigError, match=r"not the one its config builds \(ppo.net_arch = \[4096, 4096\]"):
+        read_checkpoint(crafted / "checkpoints" / "step_512.npz")
 
 
 def test_the_old_pickled_policy_format_points_to_the_trusted_conversion(tmp_path, marker):

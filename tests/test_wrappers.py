@@ -8,6 +8,7 @@ import pytest
 import allfours_env
 from allfours_env.actions import PLAY_BASE
 from allfours_env.engine import IllegalActionError
+from allfours_env.events import EventKind
 from allfours_env.observation import TO_MOVE
 from allfours_env.wrappers import RLlibActionMaskWrapper, SingleAgentEnv
 from conftest import PRESET_PLAYERS
@@ -124,6 +125,15 @@ def test_bad_wrapper_arguments_raise():
         SingleAgentEnv(opponents=42)
 
 
+def test_a_pool_returning_none_is_one_clear_error():
+    class SelfPlay:  # None means "leave the seat to the learner" in the RLlib env only
+        def sample(self, rng):
+            return None
+
+    with pytest.raises(TypeError, match=r"sample\(\) returned None"):
+        SingleAgentEnv(opponents=SelfPlay(), seed=0).reset()
+
+
 def test_points_reward_hand_episodes():
     env = SingleAgentEnv(episode="hand", seed=2)
     total, steps, info = play_episode(env, np.random.default_rng(0))
@@ -139,6 +149,48 @@ def test_maskable_ppo_runs_a_few_thousand_steps_on_the_wrapper():
     obs, _ = env.reset()
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+@pytest.mark.parametrize("preset, num_players, reward", [("auction_pitch", 4, "win"),
+                                                         ("auction_pitch", 3, "points"),
+                                                         ("trinidad", 4, "points")])
+def test_the_hand_cap_truncates_the_episode(preset, num_players, reward):
+    """Issue 24: a game still undecided at ``max_hands`` ends with truncated=True, terminated=False
+    (Gymnasium's convention), paying what the learner is owed and never asking for a move with an
+    all-zero mask; SB3's vectorised env then bootstraps from the truncation."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = SingleAgentEnv(preset, num_players, seed=7, max_hands=2, reward=reward)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        env.reset()
+        total = 0.0
+        while True:
+            legal = np.flatnonzero(env.action_masks())
+            assert len(legal)
+            _, paid, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            total += paid
+            if terminated or truncated:
+                break
+        game, rules = env.aec.game, env.aec.rules
+        assert truncated and not terminated and info["winner"] is None and game.hand_number == 2
+        assert not env.action_masks().any()
+        side = rules.side_of(info["seat"])
+        owed = sum(value[1] if s == side else -value[1] / (rules.num_sides - 1)
+                   for kind, s, value in game.log if kind == EventKind.AWARD)
+        assert total == pytest.approx(owed if reward == "points" else 0.0)
+        with pytest.raises(RuntimeError, match="episode has ended"):
+            env.step(0)
+
+    vec = DummyVecEnv([lambda: SingleAgentEnv(preset, num_players, seed=7, max_hands=1)])
+    vec.reset()
+    for _ in range(10_000):
+        masks = vec.env_method("action_masks")[0]
+        _, _, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(masks))]))
+        if dones[0]:
+            break
+    assert infos[0]["TimeLimit.truncated"] and "terminal_observation" in infos[0]
+    assert vec.env_method("action_masks")[0].any()  # reset on its own, the next game goes on
 
 
 def test_rllib_wrapper_renames_the_observation_keys():

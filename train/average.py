@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents import policy_file
+from agents.base import AgentError
 from agents.cli import OneLineParser
 from agents.policy import NumpyActor, save_policy
 from train.checkpoints import (
@@ -148,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         check_out(args.out)
         paths = find_checkpoints(args.sources, args.since)
         out = average_checkpoints(paths, args.out)
-    except ConfigError as err:
+    except (ConfigError, AgentError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     print(f"averaged {len(paths)} checkpoints ({', '.join(p.stem for p in paths)}) into {out} "

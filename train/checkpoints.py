@@ -132,13 +132,27 @@ def save_checkpoint(model, config: TrainConfig, out: Path, timesteps: int, metri
     return policy_file.write(folder / f"step_{timesteps}.npz", arrays, meta)
 
 
+def saved_config(path: str | Path) -> Any:
+    """The config saved in the metadata of the checkpoint ``path``, read as every policy file's
+    metadata is (:func:`agents.policy_file.read_json`: bounded in size and depth); raises
+    ConfigError, one line, when there is none."""
+    meta_path = policy_file.metadata_path(path)
+    try:
+        meta = policy_file.read_json(meta_path, "checkpoint metadata")
+    except AgentError as err:
+        raise ConfigError(f"cannot resume from {path}: {err}") from None
+    if not isinstance(meta, dict) or "config" not in meta:
+        raise ConfigError(f"cannot resume from {path}: its metadata {meta_path.name} holds no config: "
+                          f"the checkpoint is damaged")
+    return meta["config"]
+
+
 def read_checkpoint(path: str | Path) -> Checkpoint:
     """Read and check a checkpoint (raises ConfigError with one line saying what is wrong)."""
     path = Path(path)
     step = checkpoint_step(path)
     try:
-        arrays = policy_file.read_arrays(path)
-        meta = policy_file.read_metadata(path)
+        arrays, meta = policy_file.read(path)
     except AgentError as err:
         raise ConfigError(f"cannot use checkpoint {path}: {err}") from None
     training = meta.get("training")
@@ -155,6 +169,11 @@ def read_checkpoint(path: str | Path) -> Checkpoint:
         config = from_dict(meta.get("config"))
     except ConfigError as err:
         raise ConfigError(f"{path} holds an unusable config: {err}") from None
+    network = meta["network"]  # its actor's arrays are in the file: the model built is no larger
+    if network["hidden"] != list(config.ppo.net_arch) or network["activation"] != config.ppo.activation:
+        raise ConfigError(f"{path}: its network (hidden {network['hidden']}, {network['activation']}) is "
+                          f"not the one its config builds (ppo.net_arch = {list(config.ppo.net_arch)}, "
+                          f"ppo.activation = {config.ppo.activation!r}): the checkpoint is damaged")
     checkpoint = Checkpoint(path, step, config, meta, arrays)
     snapshots_from(checkpoint)  # every snapshot is checked before anything is written
     return checkpoint

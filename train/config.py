@@ -6,18 +6,25 @@ settings, the opponent mix of self-play, the evaluation schedule, the budget and
     python -m train --config train/configs/full.toml --set total_timesteps=2000000 ppo.learning_rate=1e-4
 
 Every value is checked, its type and its range, before anything runs: an unknown key or a bad
-value raises :class:`ConfigError`, one line naming the key and what it accepts.
+value raises :class:`ConfigError`, one line naming the key and what it accepts. Every count has an
+upper bound too, far above any real run (a value beyond it is a typo that would fork processes until
+the system runs out of open files, or never end): at most :data:`MAX_PROCESSES` processes or threads
+(``n_envs``, ``eval.workers``, ``imitation.workers``, ``torch_threads``), :data:`MAX_TIMESTEPS`
+timesteps, :data:`MAX_GAMES` games per evaluation or imitation, a rollout (``ppo.n_steps`` ×
+``n_envs``) of :data:`MAX_ROLLOUT` steps, :data:`MAX_EPOCHS` epochs, :data:`MAX_POOL` snapshots,
+layers of :data:`MAX_WIDTH` units; a checkpoint's saved config is checked the same way on resume.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.cli import MAX_GAMES, MAX_WORKERS
+from train.checks import count_rule, is_number, is_whole
 from train.rllib.settings import RULES as RLLIB_RULES
 from train.rllib.settings import RLlibSettings
 from train.rllib.settings import cross_checks as rllib_cross_checks
@@ -147,22 +154,24 @@ _SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSett
              "imitation": ImitationSettings, "rllib": RLlibSettings}
 
 MAX_SEED = 2**32 - 1  # numpy's and torch's seeding take seeds below 2**32
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+#: The upper bounds of the counts (see the module docstring).
+MAX_PROCESSES = MAX_WORKERS  # each environment and worker is a process with its own pipes
+MAX_TIMESTEPS = 10**10  # months at the throughput of one machine
+MAX_ROLLOUT = 2**20  # ppo.n_steps × n_envs observations of 1027 floats in memory: 4 GiB
+MAX_EPOCHS = 1000
+MAX_POOL = 100  # snapshots, a copy of the network each, held by every environment
+MAX_WIDTH = 8192
+MAX_LAYERS = 16
+MAX_ROUNDS = 100  # imitation.dagger_rounds
+MAX_SNAPSHOT_EVERY = 10**6  # rollouts
 
 
 def _at_least(low: int) -> Callable[[Any], bool]:
-    return lambda value: _whole(value) and value >= low
+    return lambda value: is_whole(value) and value >= low
 
 
 def _above(low: float) -> Callable[[Any], bool]:
-    return lambda value: _number(value) and value > low
+    return lambda value: is_number(value) and value > low
 
 
 def _one_of(*choices: str) -> Callable[[Any], bool]:
@@ -180,7 +189,7 @@ def _specs(value: Any) -> bool:
 
 def _mix(value: Any) -> bool:
     return (isinstance(value, dict) and bool(value) and all(_text(k) for k in value)
-            and all(_number(v) and v >= 0 for v in value.values()) and sum(value.values()) > 0)
+            and all(is_number(v) and v >= 0 for v in value.values()) and sum(value.values()) > 0)
 
 
 def _schedule(value: Any) -> bool:
@@ -191,58 +200,63 @@ def _schedule(value: Any) -> bool:
     return steps == sorted(set(steps))
 
 
-_POSITIVE = (_at_least(1), "a whole number > 0")
+_PROCESSES = count_rule(1, MAX_PROCESSES, "processes")
+_GAMES = count_rule(1, MAX_GAMES, "games")
+_EPOCHS = count_rule(1, MAX_EPOCHS, "epochs")
 _RATE = (_above(0), "a number > 0")
 
 #: Every setting: (check, what it accepts). Floats accept whole numbers too (stored as floats).
 RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "preset": (_text, "a preset name such as 'seven_up'"),
-    "num_players": (lambda v: _whole(v) and 2 <= v <= 4, "a whole number of players, 2 to 4"),
+    "num_players": (lambda v: is_whole(v) and 2 <= v <= 4, "a whole number of players, 2 to 4"),
     "knobs": (lambda v: isinstance(v, dict), "a table of rules knobs, e.g. {target_points = 11}"),
     "episode": (_one_of("game", "hand"), "'game' or 'hand'"),
     "reward": (_one_of("win", "points"), "'win' or 'points'"),
-    "total_timesteps": _POSITIVE,
-    "n_envs": _POSITIVE,
-    "torch_threads": _POSITIVE,
-    "seed": (lambda v: _whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
+    "total_timesteps": count_rule(1, MAX_TIMESTEPS, "timesteps"),
+    "n_envs": count_rule(1, MAX_PROCESSES, "environments (a process each)"),
+    "torch_threads": count_rule(1, MAX_PROCESSES, "threads"),
+    "seed": (lambda v: is_whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
     "out": (_text, "a folder path"),
-    "average_since": (_at_least(0), "a whole number of timesteps below total_timesteps (0: no averaging)"),
+    "average_since": (lambda v: is_whole(v) and 0 <= v <= MAX_TIMESTEPS,
+                      "a whole number of timesteps below total_timesteps (0: no averaging)"),
     "ppo.learning_rate": _RATE,
-    "ppo.n_steps": _POSITIVE,
-    "ppo.batch_size": (_at_least(2), "a whole number >= 2"),
-    "ppo.n_epochs": _POSITIVE,
-    "ppo.gamma": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
-    "ppo.gae_lambda": (lambda v: _number(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    "ppo.n_steps": count_rule(1, MAX_ROLLOUT, "steps per environment and rollout"),
+    "ppo.batch_size": count_rule(2, MAX_ROLLOUT, "steps"),
+    "ppo.n_epochs": _EPOCHS,
+    "ppo.gamma": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "ppo.gae_lambda": (lambda v: is_number(v) and 0 <= v <= 1, "a number in [0, 1]"),
     "ppo.clip_range": _RATE,
-    "ppo.ent_coef": (lambda v: _number(v) and v >= 0, "a number >= 0"),
-    "ppo.vf_coef": (lambda v: _number(v) and v >= 0, "a number >= 0"),
+    "ppo.ent_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "ppo.vf_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
     "ppo.max_grad_norm": _RATE,
-    "ppo.net_arch": (lambda v: isinstance(v, list) and all(_at_least(1)(w) for w in v),
-                     "a list of hidden layer widths > 0, e.g. [256, 256]"),
+    "ppo.net_arch": (lambda v: isinstance(v, list) and len(v) <= MAX_LAYERS
+                     and all(is_whole(w) and 1 <= w <= MAX_WIDTH for w in v),
+                     f"a list of at most {MAX_LAYERS} hidden layer widths from 1 to {MAX_WIDTH:,}, "
+                     f"e.g. [256, 256]"),
     "ppo.activation": (_one_of("tanh", "relu"), "'tanh' or 'relu'"),
     "ppo.privileged_critic": (lambda v: isinstance(v, bool), "true or false"),
     "opponents.mix": (_mix, "a table of agent specs (or snapshot) with weights >= 0, not all 0"),
-    "opponents.snapshot_every": _POSITIVE,
-    "opponents.pool_size": _POSITIVE,
+    "opponents.snapshot_every": count_rule(1, MAX_SNAPSHOT_EVERY, "rollouts"),
+    "opponents.pool_size": count_rule(1, MAX_POOL, "snapshots"),
     "opponents.partner": (_text, "'learner' or an agent spec"),
     "opponents.schedule": (_schedule, "a list of {at = <timesteps>, mix = {...}} with 'at' increasing "
                                       "and every mix's weights >= 0, not all 0"),
-    "eval.every": (_at_least(1), "a whole number of timesteps > 0"),
-    "eval.games": _POSITIVE,
+    "eval.every": count_rule(1, MAX_TIMESTEPS, "timesteps"),
+    "eval.games": _GAMES,
     "eval.opponents": (_specs, "a non-empty list of distinct agent specs"),
-    "eval.final_games": _POSITIVE,
+    "eval.final_games": _GAMES,
     "eval.final_opponents": (_specs, "a non-empty list of distinct agent specs"),
-    "eval.workers": _POSITIVE,
+    "eval.workers": _PROCESSES,
     "imitation.teacher": (lambda v: isinstance(v, str), "an agent spec, or '' for no warm start"),
     "imitation.opponent": (_text, "an agent spec"),
-    "imitation.games": _POSITIVE,
-    "imitation.epochs": _POSITIVE,
+    "imitation.games": _GAMES,
+    "imitation.epochs": _EPOCHS,
     "imitation.learning_rate": _RATE,
     "imitation.dataset": (lambda v: isinstance(v, str), "a .npz file path, or '' for no cache"),
-    "imitation.workers": _POSITIVE,
-    "imitation.dagger_rounds": (_at_least(0), "a whole number >= 0"),
-    "imitation.dagger_games": _POSITIVE,
-    "imitation.dagger_epochs": _POSITIVE,
+    "imitation.workers": _PROCESSES,
+    "imitation.dagger_rounds": count_rule(0, MAX_ROUNDS, "rounds"),
+    "imitation.dagger_games": _GAMES,
+    "imitation.dagger_epochs": _EPOCHS,
     **RLLIB_RULES,
 }
 
@@ -340,8 +354,12 @@ def validate(config: TrainConfig) -> None:
     if config.average_since >= config.total_timesteps:
         raise ConfigError(f"average_since must be {RULES['average_since'][1]}, got {config.average_since} "
                           f"with total_timesteps {config.total_timesteps}")
-    if config.ppo.n_steps * config.n_envs < 2:
+    rollout = config.ppo.n_steps * config.n_envs
+    if rollout < 2:
         raise ConfigError("ppo.n_steps × n_envs must be at least 2 (PPO normalises over a rollout)")
+    if rollout > MAX_ROLLOUT:
+        raise ConfigError(f"ppo.n_steps × n_envs is the rollout held in memory: at most {MAX_ROLLOUT:,} "
+                          f"steps, got {config.ppo.n_steps:,} × {config.n_envs:,} = {rollout:,}")
     for ok, message in rllib_cross_checks(config.rllib):
         if not ok:
             raise ConfigError(message)

@@ -20,7 +20,6 @@ curve, final evaluation, TensorBoard logs). Nothing existing is overwritten.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -58,9 +57,9 @@ def old_metadata(path: Path) -> dict[str, Any]:
     if not meta.is_file():
         return {}
     try:
-        data = json.loads(meta.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ConfigError(f"{meta} is not readable JSON: {err}") from None
+        data = policy_file.read_json(meta, "metadata of a model")
+    except AgentError as err:
+        raise ConfigError(str(err)) from None
     return data if isinstance(data, dict) else {}
 
 

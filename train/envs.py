@@ -3,9 +3,14 @@
 Each environment is the single-agent wrapper (:class:`allfours_env.wrappers.SingleAgentEnv`) with
 its own opponent pool (:class:`train.selfplay.OpponentPool`), seeded from the run's seed and its
 rank; the trainer reaches the pools through ``VecEnv.env_method`` (snapshots, the mix in force).
+
+Ctrl-C: the worker processes ignore SIGINT (a terminal sends it to every process of the group), so
+only the trainer is interrupted; it then closes the workers in order (:func:`close_vec_env`).
 """
 
 from __future__ import annotations
+
+import signal
 
 from agents.base import make_agent
 from allfours_env.seeding import derive_seed
@@ -52,6 +57,16 @@ def make_env(config: TrainConfig, rank: int):
     return build
 
 
+def _ignoring_sigint(build):
+    """``build``, run in a worker process, after making that process ignore Ctrl-C (SIGINT)."""
+
+    def in_worker():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return build()
+
+    return in_worker
+
+
 def make_vec_env(config: TrainConfig):
     """One process per environment when there are several (a core each), else in-process."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -59,4 +74,33 @@ def make_vec_env(config: TrainConfig):
     factories = [make_env(config, rank) for rank in range(config.n_envs)]
     if config.n_envs == 1:
         return DummyVecEnv(factories)
-    return SubprocVecEnv(factories, start_method="fork")
+    return SubprocVecEnv([_ignoring_sigint(build) for build in factories], start_method="fork")
+
+
+#: What a pipe to a worker process that has gone raises.
+GONE = (BrokenPipeError, ConnectionResetError, EOFError)
+
+
+def close_vec_env(env, interrupted: bool = False) -> None:
+    """Close the environments (and their worker processes). After Ctrl-C a worker may be gone (one
+    that did not ignore it, or was killed), or a step half-done: then every worker is closed as far
+    as it still can be and stopped, instead of a second traceback over the first."""
+    if not interrupted:
+        env.close()
+        return
+    try:
+        env.close()
+        return
+    except GONE:
+        pass
+    for remote in getattr(env, "remotes", []):
+        try:
+            remote.send(("close", None))
+        except GONE + (OSError,):
+            pass
+    for process in getattr(env, "processes", []):
+        process.join(timeout=5)
+        if process.is_alive():
+            process.terminate()
+            process.join(timeout=5)
+    env.closed = True

@@ -39,9 +39,16 @@ def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games
                    seed=seed, workers=workers, progress=progress)
     sides = num_sides(config)
     if sides == 2:
-        return [(list(opponents), run_tournament([learner, *opponents], schedule="first-vs-rest", **options))]
-    return [([opponent], run_tournament([learner, *[opponent] * (sides - 1)], **options))
-            for opponent in opponents]
+        tables = [(list(opponents), [learner, *opponents], {"schedule": "first-vs-rest"})]
+    else:
+        tables = [([opponent], [learner, *[opponent] * (sides - 1)], {}) for opponent in opponents]
+    results = []
+    for held, agents, schedule in tables:
+        result = run_tournament(agents, **schedule, **options)
+        if result.interrupted:  # a tournament keeps what Ctrl-C left it; a training run stops
+            raise KeyboardInterrupt
+        results.append((held, result))
+    return results
 
 
 def scores(results: list[tuple[list[str], Any]]) -> dict[str, dict[str, Any]]:

@@ -31,6 +31,7 @@ from typing import Any
 from agents.base import AgentError, make_agent
 from agents.cli import write_problem
 from agents.policy import warn_unfit
+from agents.policy_file import read_json
 from allfours_env.rules import Rules
 from train import checkpoints
 from train.config import (
@@ -87,9 +88,12 @@ def check_writable(path: Path, what: str, folder: bool = True) -> None:
 def is_run(folder: Path) -> bool:
     """Whether ``folder`` holds a training run: its ``config.json`` is a run's config (a table with
     :data:`RUN_SIGNATURE`'s settings) — not merely a file of that name."""
+    path = Path(folder) / "config.json"
+    if not path.is_file():
+        return False
     try:
-        data = json.loads((Path(folder) / "config.json").read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
+        data = read_json(path, "run config")
+    except AgentError:
         return False
     return isinstance(data, dict) and all(key in data for key in RUN_SIGNATURE)
 
@@ -116,12 +120,7 @@ def resume_config(resume: str | Path, config_name: str | None, overrides: list[s
     override names one (a branch)."""
     path = checkpoints.find(resume)
     meta_path = path.with_suffix(".json")
-    try:
-        saved = json.loads(meta_path.read_text())["config"]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as err:
-        raise ConfigError(f"cannot resume from {path}: its metadata {meta_path.name} is missing or "
-                          f"damaged ({type(err).__name__}: {err})") from None
-    data = load_dict(config_name) if config_name else saved
+    data = load_dict(config_name) if config_name else checkpoints.saved_config(path)
     if not isinstance(data, dict):
         raise ConfigError(f"cannot resume from {path}: {meta_path.name} holds no config table")
     if not any(item.partition("=")[0] == "out" for item in overrides):
@@ -217,3 +216,23 @@ def open_folder(start: Start, config: TrainConfig, *, log=print) -> None:
         log(f"an earlier run was in {out}: moved it to {kept}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=1))
+
+
+def drop_torn_checkpoint(out: Path, since: int = 0, *, log=print) -> Path | None:
+    """After Ctrl-C: remove the newest checkpoint of the run ``out`` (one after step ``since``, so
+    written by this process) if its metadata is missing or not whole — the interrupt came while it
+    was being saved — so that ``--resume`` continues from the one before; returns it, or None."""
+    found = checkpoints.list_checkpoints(out)
+    if not found or checkpoints.checkpoint_step(found[-1]) <= since:
+        return None
+    newest = found[-1]
+    meta = newest.with_suffix(".json")
+    try:
+        json.loads(meta.read_text())
+        return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        pass
+    for path in (newest, meta):
+        path.unlink(missing_ok=True)
+    log(f"removed {newest}: it was being written when training was interrupted")
+    return newest

@@ -32,7 +32,7 @@ from train.callback import TrainingCallback
 from train.checkpoints import restore
 from train.config import ConfigError, TrainConfig
 from train.curve import plot_curve, read_curve
-from train.envs import make_vec_env
+from train.envs import close_vec_env, make_vec_env
 from train.model import new_model
 
 
@@ -50,11 +50,14 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     torch.set_num_threads(config.torch_threads)  # small networks: more threads only add overhead
     out = start.out
     env = make_vec_env(config)
+    interrupted = True  # until learning ends normally: Ctrl-C (or another error) may have cut a step
+    opened = False
     try:
         model = new_model(config, env, out)
         if start.checkpoint is not None:
             restore(model, start.checkpoint, env)  # a mismatch raises here, before anything is written
         runs.open_folder(start, config, log=log)
+        opened = True
         if start.checkpoint is not None:
             log(f"resuming from {start.checkpoint.path} at {start.checkpoint.step:,} timesteps, "
                 f"up to {config.total_timesteps:,}" + ("" if start.continues else f", into {out}"))
@@ -72,8 +75,13 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         learned = model.num_timesteps - first
         if callback.last_eval != model.num_timesteps:
             callback.evaluate_and_checkpoint()  # the learning curve ends at the final policy
+        interrupted = False
+    except KeyboardInterrupt:
+        if opened:  # Ctrl-C while a checkpoint was being saved: drop it, the one before is whole
+            runs.drop_torn_checkpoint(out, start.checkpoint.step if start.checkpoint else 0, log=log)
+        raise
     finally:
-        env.close()
+        close_vec_env(env, interrupted)
     averaged = []
     if config.average_since:
         from train.average import average_into

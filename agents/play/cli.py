@@ -32,6 +32,8 @@ PROG = "allfours-play"
 SAVE_PROMPT = "save the game record? file name (Enter to skip): "
 #: Names asked for at the end before giving up on saving (a script answering with a taken name).
 SAVE_TRIES = 5
+#: The longest --delay (seconds before each bot move): a pause to follow the game, not a wait.
+MAX_DELAY = 60
 
 
 def split_specs(values: Sequence[str]) -> list[str]:
@@ -113,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="seed of the deals and the bots (default: a random one)")
     parser.add_argument("--save-record", metavar="PATH",
                         help="save the game record (JSON) to PATH, a new file")
-    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each bot move")
+    parser.add_argument("--delay", type=float, default=0.0,
+                        help=f"seconds to wait before each bot move (at most {MAX_DELAY})")
     return parser
 
 
@@ -149,6 +152,8 @@ def setup(args: argparse.Namespace, *, input_fn: Callable[[str], str], output: T
         raise ValueError(f"--seat must be 0..{rules.num_players - 1}, got {args.seat}")
     if not (math.isfinite(args.delay) and args.delay >= 0):
         raise ValueError(f"--delay must be a number of seconds >= 0, got {args.delay}")
+    if args.delay > MAX_DELAY:
+        raise ValueError(f"--delay is at most {MAX_DELAY} seconds before a bot's move, got {args.delay}")
     if args.save_record is not None:
         problem = new_file_problem(args.save_record)
         if problem:

@@ -22,6 +22,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from train.checks import count_rule
+
 
 @dataclasses.dataclass
 class RLlibSettings:
@@ -36,15 +38,18 @@ class RLlibSettings:
     self_play: float = 0.0
 
 
-def _whole(low: int) -> Callable[[Any], bool]:
-    return lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= low
+#: The upper bounds of the counts: far above any cluster, so that a typo is one line, not a request
+#: Ray waits on for ever.
+MAX_ACTORS = 4096
+MAX_ENVS_PER_RUNNER = 4096
+MAX_RESOURCES = 256
 
 
-def _number(low: float, strict: bool) -> Callable[[Any], bool]:
+def _number(low: float, strict: bool, high: float) -> Callable[[Any], bool]:
     def check(value: Any) -> bool:
         if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
             return False
-        return value > low if strict else value >= low
+        return (value > low if strict else value >= low) and value <= high
 
     return check
 
@@ -53,12 +58,14 @@ def _number(low: float, strict: bool) -> Callable[[Any], bool]:
 RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "rllib.address": (lambda v: isinstance(v, str),
                       '"" (start Ray here), "auto", "HOST:PORT" or "ray://HOST:PORT"'),
-    "rllib.num_env_runners": (_whole(0), "a whole number >= 0"),
-    "rllib.num_envs_per_env_runner": (_whole(1), "a whole number >= 1"),
-    "rllib.num_cpus_per_env_runner": (_number(0, strict=True), "a number > 0"),
-    "rllib.num_learners": (_whole(0), "a whole number >= 0"),
-    "rllib.num_gpus_per_learner": (_number(0, strict=False), "a number >= 0"),
-    "rllib.self_play": (_number(0, strict=False), "a weight >= 0"),
+    "rllib.num_env_runners": count_rule(0, MAX_ACTORS, "env runners (Ray actors)"),
+    "rllib.num_envs_per_env_runner": count_rule(1, MAX_ENVS_PER_RUNNER, "games per env runner"),
+    "rllib.num_cpus_per_env_runner": (_number(0, strict=True, high=MAX_RESOURCES),
+                                      f"a number of CPUs > 0 and at most {MAX_RESOURCES}"),
+    "rllib.num_learners": count_rule(0, MAX_ACTORS, "learner actors"),
+    "rllib.num_gpus_per_learner": (_number(0, strict=False, high=MAX_RESOURCES),
+                                   f"a number of GPUs from 0 to {MAX_RESOURCES}"),
+    "rllib.self_play": (_number(0, strict=False, high=math.inf), "a weight >= 0"),
 }
 
 

@@ -29,20 +29,34 @@ among the learners), ``batch_size`` → ``minibatch_size``, ``n_epochs`` → ``n
 learner's module (an env step: exactly one agent acts per step), as an SB3 timestep is.
 ``torch_threads`` is the driver's; every Ray worker uses one thread.
 
-The output folder is the SB3 backend's (:mod:`train.trainer`), with one addition per checkpoint::
+The output folder is the SB3 backend's (:mod:`train.trainer`)::
 
     checkpoints/step_<N>.npz, .json   a checkpoint in the project's form (:mod:`train.checkpoints`):
                                       a policy file of the learner's actor (``ppo:`` plays it) with
-                                      the league's snapshots, config, seed, evaluation, mix
-    checkpoints/step_<N>.rllib/       RLlib's own checkpoint of the algorithm (learner and optimiser
-                                      state, env runner and connector state)
+                                      the learner's whole state, the league's snapshots, config,
+                                      seed, evaluation, mix and training iteration
     tb/rllib/                         TensorBoard: losses, entropy, KL, explained variance, episode
                                       return, steps/s, pool, win rates
 
-``--resume`` works as for SB3 (:mod:`train.runs`: the run's own config, continue in place or branch
-with ``--out``) and restores the ``.rllib`` folder. **RLlib's checkpoints are pickles**: resume only
-from your own runs — unpickling a folder from someone else can run any code. The ``.npz`` policy
-files hold plain arrays and are safe to share.
+Beside the actor's policy-file arrays and the league's ``pool.<k>.*``, a checkpoint's ``.npz``
+holds the learner's state as plain float arrays (:func:`learner_arrays`):
+
+* ``module.<name>``: the learner's RL module, actor and critic, named as in its state dict
+  (``module.actor.0.weight``, ..., ``module.critic.0.bias``, ...);
+* ``optimizer.<optimizer>.<index>.<key>``: its Adam state, as RLlib's ``Learner.get_state``
+  gives it — ``<optimizer>`` is RLlib's name of the optimizer (:data:`OPTIMIZER`), ``<index>``
+  the parameter's position in ``module.parameters()``, ``<key>`` one of ``step`` (a scalar),
+  ``exp_avg``, ``exp_avg_sq``.
+
+The JSON adds ``"iteration"``, the training iterations done. ``--resume`` works as for SB3
+(:mod:`train.runs`: the run's own config, continue in place or branch with ``--out``): the arrays
+are checked against the module of the run's config (a mismatch is one line) before anything is
+built, the algorithm is built afresh and the learner given the module and optimiser state
+(:func:`restore_learner`). Nothing is unpickled: RLlib's own checkpoints (``save_to_path``, the
+``step_<N>.rllib/`` folders an older version wrote) are cloudpickles, which are never written and
+never opened — one found beside a checkpoint is ignored, and said to be. What RLlib keeps beside
+the learner (its env runners' connector state, its lifetime counters) starts afresh on resume;
+with this config it holds nothing a run depends on.
 
 **Reproducibility.** ``seed`` seeds the driver, every learner and env runner (RLlib's
 ``debugging(seed=...)``: Python, numpy, torch, and each env from the seed and its runner and
@@ -56,15 +70,23 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents.policy import NumpyActor
 from agents.policy_file import header, write
 from allfours_env.seeding import derive_seed
 from train import evaluation
 from train.checkpoints import FOLDER, Checkpoint, snapshot_arrays, snapshots_from
 from train.config import ConfigError, TrainConfig
+from train.model import ADAM_KEYS, OPTIMIZER_PREFIX
 
 MODULE_ID = "learner"
-#: The suffix of the RLlib checkpoint folder beside each ``step_<N>.npz``.
+#: RLlib's name of the learner's optimizer (``Learner.register_optimizer``: module id + "_" + name).
+OPTIMIZER = f"{MODULE_ID}_default_optimizer"
+#: The checkpoint array name prefix of the learner module's weights.
+MODULE_PREFIX = "module."
+#: The suffix of the RLlib checkpoint folders older versions wrote beside each ``step_<N>.npz``
+#: (pickles: never opened).
 RLLIB_SUFFIX = ".rllib"
 
 
@@ -77,7 +99,8 @@ def agent_to_module(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
 
 def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     """What only the RLlib backend needs (ConfigError, before anything is written): Ray installed,
-    minibatches that fit the batch, and a checkpoint of this backend to resume."""
+    minibatches that fit the batch, and a checkpoint of this backend, with the whole learner state
+    of this config's module, to resume."""
     try:
         import ray.rllib  # noqa: F401
     except ImportError:
@@ -92,13 +115,15 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
         if checkpoint.meta["training"].get("backend") != "rllib":
             raise ConfigError(f"{checkpoint.path} was written by the Stable-Baselines3 backend: resume it "
                               "without --backend rllib")
-        if not (rllib_folder(checkpoint.path) / "rllib_checkpoint.json").is_file():
-            raise ConfigError(f"cannot resume from {checkpoint.path}: RLlib's checkpoint "
-                              f"{rllib_folder(checkpoint.path).name} beside it is missing")
+        iteration = checkpoint.meta.get("iteration", 0)
+        if not (isinstance(iteration, int) and not isinstance(iteration, bool) and iteration >= 0):
+            raise ConfigError(f"{checkpoint.path}: iteration must be a whole number >= 0, got {iteration!r}")
+        check_learner_arrays(checkpoint.arrays, config, checkpoint.path)
 
 
 def rllib_folder(path: Path) -> Path:
-    """The RLlib checkpoint folder of the checkpoint ``step_<N>.npz`` at ``path``."""
+    """The RLlib checkpoint folder an older version wrote beside the checkpoint at ``path`` (never
+    opened)."""
     return path.with_suffix(RLLIB_SUFFIX)
 
 
@@ -175,26 +200,112 @@ def learner_actor(algo, config: TrainConfig) -> NumpyActor:
 def set_learner_state(algo, state: dict[str, Any]) -> None:
     """Give the learner (and every env runner) these module weights."""
     algo.learner_group.set_weights({MODULE_ID: state})
+    sync_env_runners(algo)
+
+
+def sync_env_runners(algo) -> None:
+    """Send the learner's module weights to every env runner."""
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
                                        inference_only=True, timeout_seconds=60.0)
+
+
+def optimizer_name(optimizer: str, index: int, key: str) -> str:
+    """The checkpoint array name of one entry of the optimiser state (see the module docstring)."""
+    return f"{OPTIMIZER_PREFIX}{optimizer}.{index}.{key}"
+
+
+def learner_arrays(algo) -> dict[str, np.ndarray]:
+    """The learner's whole state as named float arrays (see the module docstring): its module's
+    weights, actor and critic, and its optimiser's state, from the learner group."""
+    state = algo.learner_group.get_state(
+        components=[f"learner/rl_module/{MODULE_ID}", "learner/optimizer"])["learner"]
+    arrays = {f"{MODULE_PREFIX}{name}": np.array(value) for name, value in
+              state["rl_module"][MODULE_ID].items()}
+    for optimizer, entry in state["optimizer"].items():
+        for index, parameter in entry["state"]["state"].items():
+            for key in ADAM_KEYS:
+                arrays[optimizer_name(optimizer, index, key)] = np.array(
+                    parameter[key], np.float64 if key == "step" else None)
+    return arrays
+
+
+def module_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The module's weights among a checkpoint's arrays, named as in its state dict."""
+    return {name[len(MODULE_PREFIX):]: array for name, array in arrays.items()
+            if name.startswith(MODULE_PREFIX)}
+
+
+def check_learner_arrays(arrays: dict[str, np.ndarray], config: TrainConfig, where: Path) -> None:
+    """Raise ConfigError (one line) unless ``arrays`` hold the whole learner state of ``config``'s
+    module: every weight of a freshly built module with its shape, and the optimiser state of
+    every parameter (or of none, before any update)."""
+    weights = module_arrays(arrays)
+    if not weights:
+        raise ConfigError(f"cannot resume from {where}: it holds no learner state (module.* arrays), as "
+                          f"checkpoints of older versions did (their {rllib_folder(where).name} folders "
+                          f"are RLlib's pickles, which are never opened); start a new run, or play it "
+                          f"with ppo:{where}")
+    module = module_spec(config, with_spaces=True).build()
+    expected = {name: tuple(tensor.shape) for name, tensor in module.state_dict().items()}
+    damaged = "the checkpoint is damaged or of another network than this config's"
+    for name in sorted(set(weights) | set(expected)):
+        if name not in weights or name not in expected or weights[name].shape != expected[name]:
+            got = weights[name].shape if name in weights else "missing"
+            want = expected.get(name, "no such weight")
+            raise ConfigError(f"cannot resume from {where}: array {MODULE_PREFIX}{name} is {got}, the module "
+                              f"needs {want}: {damaged}")
+    shapes = [tuple(parameter.shape) for parameter in module.parameters()]
+    wanted = {optimizer_name(OPTIMIZER, index, key): (() if key == "step" else shape)
+              for index, shape in enumerate(shapes) for key in ADAM_KEYS}
+    saved = {name: array for name, array in arrays.items() if name.startswith(OPTIMIZER_PREFIX)}
+    if not saved:
+        return
+    for name in sorted(set(saved) | set(wanted)):
+        if name not in saved or name not in wanted or saved[name].shape != wanted[name]:
+            got = saved[name].shape if name in saved else "missing"
+            want = wanted.get(name, "not part of the optimiser state")
+            raise ConfigError(f"cannot resume from {where}: array {name} is {got}, the optimiser state "
+                              f"needs {want}: {damaged}")
+
+
+def restore_learner(algo, arrays: dict[str, np.ndarray]) -> None:
+    """Give the freshly built ``algo``'s learner(s) the module weights and optimiser state of
+    ``arrays`` (checked by :func:`check_learner_arrays`), then every env runner the weights."""
+    fresh = algo.learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
+    if set(fresh) != {OPTIMIZER}:
+        raise ConfigError(f"this version of RLlib names the learner's optimizers {sorted(fresh)}, not "
+                          f"[{OPTIMIZER!r}]: the checkpoint's optimiser state cannot be restored")
+    entry = fresh[OPTIMIZER]
+    indices = [index for group in entry["state"]["param_groups"] for index in group["params"]]
+    state = {}
+    if any(name.startswith(OPTIMIZER_PREFIX) for name in arrays):
+        state = {index: {key: arrays[optimizer_name(OPTIMIZER, index, key)] for key in ADAM_KEYS}
+                 for index in indices}
+    optimizer = {OPTIMIZER: {"module_id": entry["module_id"], "state": {**entry["state"], "state": state}}}
+    algo.learner_group.set_state({"learner": {"rl_module": {MODULE_ID: module_arrays(arrays)},
+                                              "optimizer": optimizer}})
+    sync_env_runners(algo)
 
 
 # ---------------------------------------------------------------------------- checkpoints
 
 def save_checkpoint(algo, config: TrainConfig, out: Path, timesteps: int, league,
                     metrics: dict[str, Any]) -> Path:
-    """Write ``checkpoints/step_<N>.npz`` (+ ``.json``): the learner's actor and the league's
-    snapshots as a checkpoint of :mod:`train.checkpoints`; and RLlib's ``step_<N>.rllib/``."""
+    """Write ``checkpoints/step_<N>.npz`` (+ ``.json``): the learner's actor as a policy file, the
+    learner's whole state (:func:`learner_arrays`) and the league's snapshots, as a checkpoint of
+    :mod:`train.checkpoints`. Nothing is pickled."""
+    from train.rllib.module import actor_from_state
+
     folder = Path(out) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step_{timesteps}.npz"
-    algo.save_to_path(str(rllib_folder(path).resolve()))
-    actor = learner_actor(algo, config)
+    state = learner_arrays(algo)
+    actor = actor_from_state(module_arrays(state), config.ppo.activation)
     meta = header(actor.inputs, actor.hidden, actor.activation, config.game())
     meta |= {"kind": "checkpoint", "config": config.to_dict(), "seed": config.seed, "timesteps": timesteps,
              **metrics, "opponent_mix": league.mix,
              "training": {"backend": "rllib", "snapshots": len(league.snapshots)}}
-    return write(path, actor.to_arrays() | snapshot_arrays(league.snapshots), meta)
+    return write(path, actor.to_arrays() | state | snapshot_arrays(league.snapshots), meta)
 
 
 # ---------------------------------------------------------------------------- metrics
@@ -271,13 +382,8 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
         checkpoint = start.checkpoint
         steps, iteration = 0, 0
         if checkpoint is not None:
-            folder = rllib_folder(checkpoint.path)
-            try:
-                algo.restore_from_path(str(folder.resolve()))
-            except Exception as err:  # noqa: BLE001 - any unreadable checkpoint is reported the same way
-                raise ConfigError(f"cannot resume from {checkpoint.path}: RLlib could not restore "
-                                  f"{folder.name} ({type(err).__name__}: {err})") from None
-            steps, iteration = checkpoint.step, int(checkpoint.meta.get("iteration", 0))
+            restore_learner(algo, checkpoint.arrays)
+            steps, iteration = checkpoint.step, checkpoint.meta.get("iteration", 0)
             league.mix = dict(checkpoint.meta.get("opponent_mix") or league.mix)
             league.snapshots = snapshots_from(checkpoint)
         runs.open_folder(start, config, log=log)
@@ -285,6 +391,9 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
         if checkpoint is not None:
             log(f"resuming from {checkpoint.path} at {steps:,} timesteps, up to {config.total_timesteps:,}"
                 + ("" if start.continues else f", into {out}"))
+            if rllib_folder(checkpoint.path).exists():
+                log(f"ignoring {rllib_folder(checkpoint.path).name}/ beside it: RLlib's own checkpoints are "
+                    f"pickles, which are never opened (the .npz holds the learner's state)")
         elif config.imitation.teacher:
             from train.rllib.warm_start import warm_start
 
