@@ -75,6 +75,7 @@ _SELECTIONS = {TrumpSelection.TURNUP: TURNUP, TrumpSelection.FIRST_LEAD: FIRST_L
                TrumpSelection.STOCK_TOP: STOCK_TOP, TrumpSelection.AUCTION: AUCTION}
 _DEAL, _TURNUP, _ACT, _TRUMP, _TRICK, _AWARD = (
     EventKind.DEAL, EventKind.TURNUP, EventKind.ACT, EventKind.TRUMP, EventKind.TRICK, EventKind.AWARD)
+_TURNUP_POINT, _GIFT_POINT, _VOID_POINT = PointKind.TURNUP, PointKind.GIFT, PointKind.VOID
 _new_tuple = tuple.__new__  # builds an Event without NamedTuple's Python-level __new__ (hot path)
 # Every decision event there can be, built once: events are immutable, and the log shares them.
 _ACT_EVENTS = tuple(tuple(Event(_ACT, seat, action) for action in range(NUM_ACTIONS)) for seat in range(4))
@@ -453,7 +454,7 @@ class Game:
         self.log.append(_TURNUP_EVENTS[self.dealer][card])
         self.proposed = _SUIT_OF[card]
         points = self._turnup_points[_RANK_OF[card]]
-        if points and self._award(self.sides[self.dealer], points, PointKind.TURNUP):
+        if points and self._award(self.sides[self.dealer], points, _TURNUP_POINT):
             return
         self.phase = BEG_PHASE  # P2
         self.current_player = eldest
@@ -464,7 +465,7 @@ class Game:
         """P3 gift: the proposed suit is trump and the recipients score ``gift_points`` each."""
         points = self.rules.gift_points
         for side in self.gift_recipients():
-            if points and self._award(side, points, PointKind.GIFT):
+            if points and self._award(side, points, _GIFT_POINT):
                 return
         self._set_trump(self.proposed)
         self._start_play(self.eldest)
@@ -490,7 +491,7 @@ class Game:
             suit = _SUIT_OF[card]
             points = self._turnup_points[_RANK_OF[card]]
             if points and (every_turnup or suit != rejected):  # K6
-                if self._award(self.sides[self.dealer], points, PointKind.TURNUP):
+                if self._award(self.sides[self.dealer], points, _TURNUP_POINT):
                     return
             if suit != rejected:
                 self.proposed = suit
@@ -510,7 +511,7 @@ class Game:
                 cancelled[side] += points
             for side, points in enumerate(cancelled):
                 if points:
-                    self._record_award(side, -points, PointKind.VOID)
+                    self._record_award(side, -points, _VOID_POINT)
         self._start_hand()
 
     # ------------------------------------------------------------------ P5: discards

@@ -50,6 +50,13 @@ _TABLES: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
 _TABLES_BY_TRUMP: dict[tuple[int, JokerRank], tuple[tuple[int, ...], ...]] = {}
 _BEATING: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
 
+# The rule values the hot paths compare, bound once (a member's lookup on its enum costs more).
+_HIGH, _LOW, _JACK, _HANG_JACK, _GAME, _NINE, _SETBACK = (
+    PointKind.HIGH, PointKind.LOW, PointKind.JACK, PointKind.HANG_JACK, PointKind.GAME, PointKind.NINE,
+    PointKind.SETBACK)
+_NOBODY, _SEVEN_UP_TIE = GameTieRule.NOBODY, GameTieRule.SEVEN_UP
+_NO_BLOCK, _NON_BEGGAR_3P = GiftBlock.NONE, GiftBlock.NON_BEGGAR_3P
+
 #: One award: ``(side, points, kind)``.
 Award = tuple[int, int, PointKind]
 
@@ -185,8 +192,8 @@ def jack_award(rules: Rules, capturer_side: int, holder_side: int) -> tuple[int,
     from another side scores ``hang_jack_points``, recorded as ``hang_jack`` when that differs from
     ``jack_points`` (docs/rules.md D1)."""
     if capturer_side != holder_side and rules.hang_jack_points != rules.jack_points:
-        return rules.hang_jack_points, PointKind.HANG_JACK
-    return rules.jack_points, PointKind.JACK
+        return rules.hang_jack_points, _HANG_JACK
+    return rules.jack_points, _JACK
 
 
 def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], dealer: int) -> list[int]:
@@ -197,7 +204,7 @@ def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], d
         return [card_points.index(best)]
     tied = [side for side, points in enumerate(card_points) if points == best]
     rule = rules.game_tie_rule
-    if rule is GameTieRule.NOBODY:
+    if rule is _NOBODY:
         return []
     n = len(sides)
     dealer_side = sides[dealer]
@@ -206,7 +213,7 @@ def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], d
         side = sides[(dealer + i) % n]
         if side in tied and side != dealer_side and side not in others:
             others.append(side)
-    if rule is GameTieRule.SEVEN_UP or n == 3:
+    if rule is _SEVEN_UP_TIE or n == 3:
         return others if len(others) == 1 else []
     return others  # non_dealer
 
@@ -278,8 +285,8 @@ class HandScorer:
         their card points (R4). Awards of 0 points are left out (docs/rules.md D10)."""
         out: list[Award] = []
         for kind, by_captor in self._plan:
-            if kind is PointKind.HIGH or kind is PointKind.LOW:
-                high = kind is PointKind.HIGH
+            if kind is _HIGH or kind is _LOW:
+                high = kind is _HIGH
                 card, side = (self.high, self.high_side) if high else (self.low, self.low_side)
                 if card < 0:
                     continue  # no natural trump in play (RD24)
@@ -288,22 +295,22 @@ class HandScorer:
                     if side < 0:
                         continue
                 out.append((side, 1, kind))
-            elif kind is PointKind.JACK:
+            elif kind is _JACK:
                 side = captor(captured, self.jack)
                 if side >= 0 and side == self.jack_side:  # won by the side that held it
                     if self.rules.jack_points:
-                        out.append((side, self.rules.jack_points, PointKind.JACK))
+                        out.append((side, self.rules.jack_points, _JACK))
                 elif side >= 0:  # not in play, or in play only as a discard (K16): nobody
                     points, jack_kind = jack_award(self.rules, side, self.jack_side)
                     if points:
                         out.append((side, points, jack_kind))
-            elif kind is PointKind.GAME:
+            elif kind is _GAME:
                 points = self.rules.game_points
                 if points:
                     for side in game_sides(self.rules, card_points, self.sides, self.dealer):
-                        out.append((side, points, PointKind.GAME))
+                        out.append((side, points, _GAME))
             else:  # nine (RD28) or joker (RD25): to the side that won it in a trick, else nobody
-                side = captor(captured, self.nine if kind is PointKind.NINE else JOKER)
+                side = captor(captured, self.nine if kind is _NINE else JOKER)
                 if side >= 0:
                     out.append((side, 1, kind))
         if self.pitcher_side >= 0:
@@ -320,7 +327,7 @@ def pitcher_first(awards: list[Award], pitcher_side: int, contract: int) -> list
     others = [award for award in awards if award[0] != pitcher_side]
     if sum(points for _, points, _ in mine) >= contract:
         return mine + others
-    return [(pitcher_side, -contract, PointKind.SETBACK), *others]
+    return [(pitcher_side, -contract, _SETBACK), *others]
 
 
 def captor(captured: Sequence[int], card: int) -> int:
@@ -379,12 +386,12 @@ def gift_blocked(rules: Rules, sides: Sequence[int], dealer: int, scores: Sequen
     players, when the gift would put the opponent who did not beg out (docs/rules.md D2);
     ``any_recipient_would_win``: when it would put any recipient out; ``none``: never."""
     block = rules.gift_block
-    if block is GiftBlock.NONE:
+    if block is _NO_BLOCK:
         return False
     points = rules.gift_points
     target = rules.target_points
     recipients = gift_recipients(rules, sides, dealer)
-    if block is GiftBlock.NON_BEGGAR_3P:
+    if block is _NON_BEGGAR_3P:
         n = len(sides)
         if n != 3:
             return False
