@@ -239,51 +239,52 @@ _AUCTION_PITCH: dict[str, Any] = _SEVEN_UP | _NO_TURNUP | {
     "game_tie_rule": "nobody",
 }
 
-#: The presets (docs/rules.md §4). Each is a complete configuration.
-PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
-    {
-        "seven_up": MappingProxyType(_SEVEN_UP),
-        "all_fours": MappingProxyType(_ALL_FOURS),
-        "trinidad": MappingProxyType(
-            _SEVEN_UP
-            | {
-                "players": (2, 4),
-                "direction": "ccw",
-                "turnup_scores": {"A": 1, "6": 2, "J": 3},
-                "run_turnup_scoring": "every_turnup",
-                "gift_recipients": "beggar_side",
-                "gift_block": "none",
-                "discard_after_run": "none",
-                "hang_jack_points": 3,
-                "game_tie_rule": "nobody",
-                "target_points": 14,
-            }
-        ),
-        "blind_all_fours": MappingProxyType(
-            _SEVEN_UP
-            | {
-                "trump_selection": "first_lead",
-                "turnup_scores": {},
-                "game_tie_rule": "nobody",
-            }
-        ),
-        # A stock, an auction, the joker, the nine (docs/rules.md §4, RD1–RD30).
-        "california_jack": MappingProxyType(_CALIFORNIA_JACK),
-        "shasta_sam": MappingProxyType(_CALIFORNIA_JACK | {"stock_face_up": False}),
-        "auction_pitch": MappingProxyType(_AUCTION_PITCH),
-        "pitch_with_joker": MappingProxyType(
-            _AUCTION_PITCH
-            | {
-                "players": (3, 4),
-                "bid_max": 5,  # RD27
-                "joker": True,
-                "target_points": 10,
-                "scoring_order": ("high", "low", "jack", "joker", "game"),
-            }
-        ),
-        "don": MappingProxyType(_ALL_FOURS | {"scoring_order": ("high", "low", "jack", "nine", "game")}),
-    }
-)
+#: The presets by name (docs/rules.md §4), each a complete configuration. A new preset is one more
+#: entry here (and its section of docs/rules.md): every other module reads the table through
+#: :data:`PRESETS` and the rules through ``Rules.make(...).plan`` (docs/architecture.md).
+_PRESET_TABLE: dict[str, Mapping[str, Any]] = {
+    "seven_up": MappingProxyType(_SEVEN_UP),
+    "all_fours": MappingProxyType(_ALL_FOURS),
+    "trinidad": MappingProxyType(
+        _SEVEN_UP
+        | {
+            "players": (2, 4),
+            "direction": "ccw",
+            "turnup_scores": {"A": 1, "6": 2, "J": 3},
+            "run_turnup_scoring": "every_turnup",
+            "gift_recipients": "beggar_side",
+            "gift_block": "none",
+            "discard_after_run": "none",
+            "hang_jack_points": 3,
+            "game_tie_rule": "nobody",
+            "target_points": 14,
+        }
+    ),
+    "blind_all_fours": MappingProxyType(
+        _SEVEN_UP
+        | {
+            "trump_selection": "first_lead",
+            "turnup_scores": {},
+            "game_tie_rule": "nobody",
+        }
+    ),
+    # A stock, an auction, the joker, the nine (docs/rules.md §4, RD1–RD30).
+    "california_jack": MappingProxyType(_CALIFORNIA_JACK),
+    "shasta_sam": MappingProxyType(_CALIFORNIA_JACK | {"stock_face_up": False}),
+    "auction_pitch": MappingProxyType(_AUCTION_PITCH),
+    "pitch_with_joker": MappingProxyType(
+        _AUCTION_PITCH
+        | {
+            "players": (3, 4),
+            "bid_max": 5,  # RD27
+            "joker": True,
+            "target_points": 10,
+            "scoring_order": ("high", "low", "jack", "joker", "game"),
+        }
+    ),
+    "don": MappingProxyType(_ALL_FOURS | {"scoring_order": ("high", "low", "jack", "nine", "game")}),
+}
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(_PRESET_TABLE)
 
 DEFAULT_PRESET = "seven_up"
 KNOBS = tuple(_SEVEN_UP)
