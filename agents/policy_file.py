@@ -49,6 +49,7 @@ from agents.base import AgentError
 from allfours_env.actions import NUM_ACTIONS
 from allfours_env.observation import OBS_LAYOUT, OBS_SIZE
 from allfours_env.rules import Rules, RulesError
+from allfours_env.values import is_whole
 
 FORMAT = "allfours-policy"
 VERSION = 1
@@ -176,9 +177,9 @@ def check_header(meta: Any, where: str | Path) -> None:
         raise AgentError(f"{where} is policy format version {meta.get('version')!r}; this version of "
                          f"allfours reads version {VERSION}: upgrade allfours")
     network = meta.get("network")
-    if not (isinstance(network, dict) and _whole(network.get("inputs")) and network["inputs"] > 0
+    if not (isinstance(network, dict) and is_whole(network.get("inputs")) and network["inputs"] > 0
             and isinstance(network.get("hidden"), list)
-            and all(_whole(w) and w > 0 for w in network["hidden"])
+            and all(is_whole(w) and w > 0 for w in network["hidden"])
             and network.get("activation") in ACTIVATIONS and network.get("actions") == NUM_ACTIONS):
         raise AgentError(f"{where}: \"network\" must give inputs, hidden widths, an activation "
                          f"({', '.join(ACTIVATIONS)}) and actions = {NUM_ACTIONS}; got {network!r}")
@@ -190,7 +191,7 @@ def check_header(meta: Any, where: str | Path) -> None:
                          f"allfours has {OBS_SIZE}: upgrade allfours")
     trained_for = meta.get("trained_for")
     if not (isinstance(trained_for, dict) and isinstance(trained_for.get("preset"), str)
-            and _whole(trained_for.get("num_players")) and isinstance(trained_for.get("knobs", {}), dict)):
+            and is_whole(trained_for.get("num_players")) and isinstance(trained_for.get("knobs", {}), dict)):
         raise AgentError(f"{where}: \"trained_for\" must give the preset, num_players and knobs the "
                          f"policy was trained for; got {trained_for!r}")
     try:
@@ -358,7 +359,3 @@ def write(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any])
         for part in parts:
             part.unlink(missing_ok=True)
     return path
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -23,6 +23,7 @@ from typing import Any
 from agents.base import Agent, AgentError, make_agent, parse_spec
 from agents.policy import warn_unfit
 from allfours_env.rules import Rules, RulesError
+from allfours_env.values import is_whole
 from evaluate.games import GameSummary, GroupPlayer, describe_failure
 from evaluate.parallel import run_in_pool, run_in_process
 from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
@@ -161,9 +162,9 @@ class Tournament:
     ) -> None:
         self.rules = _rules(preset, players, knobs)
         self.labels, self.sources = _agent_sources(agents)
-        if not _is_int(games) or games < 1:
+        if not is_whole(games) or games < 1:
             raise TournamentError(f"games must be a whole number >= 1 (games per pairing), got {games!r}")
-        if not _is_int(seed):
+        if not is_whole(seed):
             raise TournamentError(f"seed must be a whole number, got {seed!r}")
         if schedule not in SCHEDULES:
             raise TournamentError(f"unknown schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}")
@@ -172,7 +173,7 @@ class Tournament:
         num_sides = self.rules.num_sides
         if table_size is None:
             table_size = min(len(self.labels), num_sides)
-        if not _is_int(table_size) or not 2 <= table_size <= min(len(self.labels), num_sides):
+        if not is_whole(table_size) or not 2 <= table_size <= min(len(self.labels), num_sides):
             raise TournamentError(
                 f"table size must be 2..{min(len(self.labels), num_sides)} (agents per game, at most "
                 f"one per side: {num_sides} sides here), got {table_size!r}"
@@ -207,7 +208,7 @@ class Tournament:
             raise TournamentError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
         if on_error not in ON_ERROR:
             raise TournamentError(f"unknown on_error {on_error!r}: choose one of {', '.join(ON_ERROR)}")
-        if not (_is_int(workers) and workers >= 1 or workers is None and backend == "ray"):
+        if not (is_whole(workers) and workers >= 1 or workers is None and backend == "ray"):
             raise TournamentError(f"workers must be a whole number >= 1, got {workers!r}")
         groups = sum(t.groups for t in self.tables)
         if workers is not None:
@@ -292,10 +293,6 @@ def run_tournament(
     return tournament.run(workers=workers, progress=progress, backend=backend, address=address)
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _rules(preset: str | Rules, players: int, knobs: Mapping[str, Any] | None) -> Rules:
     """The rules of the games, or a TournamentError naming what does not fit."""
     if isinstance(preset, Rules):
@@ -305,7 +302,7 @@ def _rules(preset: str | Rules, players: int, knobs: Mapping[str, Any] | None) -
             except RulesError as err:
                 raise TournamentError(str(err)) from None
         return preset
-    if not _is_int(players):
+    if not is_whole(players):
         raise TournamentError(f"players must be a whole number 2..4, got {players!r}")
     try:
         return Rules.make(preset, players, **dict(knobs or {}))

@@ -4,21 +4,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
+from allfours_env.values import is_number, is_whole
+
 Rule = tuple[Callable[[Any], bool], str]
 
-
-def is_whole(value: Any) -> bool:
-    """Whether ``value`` is an integer (a bool is not)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value: Any) -> bool:
-    """Whether ``value`` is a finite int or float (a bool is not)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+__all__ = ["Rule", "count_rule", "is_number", "is_whole"]
 
 
 def count_rule(low: int, high: int, what: str = "") -> Rule:
