@@ -246,26 +246,27 @@ def check_learner_arrays(arrays: dict[str, np.ndarray], config: TrainConfig, whe
                           f"are RLlib's pickles, which are never opened); start a new run, or play it "
                           f"with ppo:{where}")
     module = module_spec(config, with_spaces=True).build()
-    expected = {name: tuple(tensor.shape) for name, tensor in module.state_dict().items()}
-    damaged = "the checkpoint is damaged or of another network than this config's"
-    for name in sorted(set(weights) | set(expected)):
-        if name not in weights or name not in expected or weights[name].shape != expected[name]:
-            got = weights[name].shape if name in weights else "missing"
-            want = expected.get(name, "no such weight")
-            raise ConfigError(f"cannot resume from {where}: array {MODULE_PREFIX}{name} is {got}, the module "
-                              f"needs {want}: {damaged}")
+    expected = {f"{MODULE_PREFIX}{name}": tuple(tensor.shape) for name, tensor in module.state_dict().items()}
+    _check_shapes({f"{MODULE_PREFIX}{name}": array for name, array in weights.items()}, expected,
+                  "the module", "no such weight", where)
     shapes = [tuple(parameter.shape) for parameter in module.parameters()]
     wanted = {optimizer_name(OPTIMIZER, index, key): (() if key == "step" else shape)
               for index, shape in enumerate(shapes) for key in ADAM_KEYS}
     saved = {name: array for name, array in arrays.items() if name.startswith(OPTIMIZER_PREFIX)}
-    if not saved:
-        return
-    for name in sorted(set(saved) | set(wanted)):
-        if name not in saved or name not in wanted or saved[name].shape != wanted[name]:
-            got = saved[name].shape if name in saved else "missing"
-            want = wanted.get(name, "not part of the optimiser state")
-            raise ConfigError(f"cannot resume from {where}: array {name} is {got}, the optimiser state "
-                              f"needs {want}: {damaged}")
+    if saved:
+        _check_shapes(saved, wanted, "the optimiser state", "not part of the optimiser state", where)
+
+
+def _check_shapes(arrays: dict[str, np.ndarray], wanted: dict[str, tuple[int, ...]], whose: str,
+                  stranger: str, where: Path) -> None:
+    """Raise ConfigError (one line) unless ``arrays`` hold exactly the names of ``wanted``, each of
+    its shape; ``whose`` names what needs them, ``stranger`` what an extra array is."""
+    for name in sorted(set(arrays) | set(wanted)):
+        if name not in arrays or name not in wanted or arrays[name].shape != wanted[name]:
+            got = arrays[name].shape if name in arrays else "missing"
+            raise ConfigError(f"cannot resume from {where}: array {name} is {got}, {whose} needs "
+                              f"{wanted.get(name, stranger)}: the checkpoint is damaged or of another "
+                              f"network than this config's")
 
 
 def restore_learner(algo, arrays: dict[str, np.ndarray]) -> None:
