@@ -54,7 +54,9 @@ convention (``"observations"`` and ``"action_mask"``).
 
 from __future__ import annotations
 
+import random
 import warnings
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
@@ -78,15 +80,26 @@ class Policy(Protocol):
     def act(self, observation: dict[str, np.ndarray], view: SeatView) -> int: ...
 
 
+def random_legal_action(legal: Sequence[int], rng: random.Random | np.random.Generator) -> int:
+    """The one rule of the random players: an action drawn uniformly among ``legal`` (the legal
+    action ids, lowest first) by one draw of ``rng`` — ``randrange`` of a ``random.Random`` (the
+    ``random`` agent's, :class:`agents.random_agent.RandomAgent`), ``integers`` of a numpy
+    ``Generator`` (:class:`RandomPolicy`, the env's opponents). The same generator state gives the
+    same action."""
+    if isinstance(rng, np.random.Generator):
+        return int(legal[rng.integers(len(legal))])
+    return int(legal[rng.randrange(len(legal))])
+
+
 class RandomPolicy:
-    """Uniformly random legal actions from its own seeded generator."""
+    """Uniformly random legal actions (:func:`random_legal_action`) from its own seeded numpy
+    generator."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
     def act(self, observation: dict[str, np.ndarray], view: SeatView) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
-        return int(legal[self.rng.integers(len(legal))])
+        return random_legal_action(np.flatnonzero(observation["action_mask"]), self.rng)
 
 
 class SingleAgentEnv(gymnasium.Env):
