@@ -16,7 +16,7 @@ estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 
 from __future__ import annotations
 
-from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, NUM_RANKS
+from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, RANK_OF, RANKS, SUIT_OF
 from allfours_env.engine import Game
 from allfours_env.scoring import (
     card_points,
@@ -29,8 +29,9 @@ from allfours_env.scoring import (
 
 WIN = 10.0
 EXACT_CARDS = 14  # positions with at most this many cards in all hands are solved to the end at once
-_SUIT = tuple(c // NUM_RANKS for c in range(52))
-_RANK = tuple(c % NUM_RANKS for c in range(52)) + (11,)  # the joker sorts like a high trump
+#: The rank by which the losing cards are ordered (:meth:`HandSolver._ordered`): a card's rank; the
+#: joker, which has none (``RANK_OF[JOKER]`` is -1), sorts like a king, a high trump to keep.
+_SORT_RANK = RANK_OF[:JOKER] + (RANKS.index("K"),)
 _POINTS = CARD_GAME_POINTS
 
 
@@ -229,7 +230,7 @@ class HandSolver:
             if key > win_key:
                 winners.append((key, card))
             else:
-                losers.append((_POINTS[card] * 16 + _RANK[card], card))
+                losers.append((_POINTS[card] * 16 + _SORT_RANK[card], card))
         winners.sort()
         if self.sides[win_seat] == self.sides[seat]:  # feed the partner's trick: counting cards first
             losers.sort(reverse=True)
@@ -241,11 +242,11 @@ class HandSolver:
         """True if ``lower`` plays exactly like ``upper`` (both in ``hand``, same suit)."""
         if upper == JOKER or lower == JOKER:
             return False
-        if _SUIT[upper] != _SUIT[lower] or _POINTS[upper] != _POINTS[lower]:
+        if SUIT_OF[upper] != SUIT_OF[lower] or _POINTS[upper] != _POINTS[lower]:
             return False
         if (1 << upper | 1 << lower) & self.captor_cards:  # the jack (the nine, RD28): it scores
             return False
-        if self._captured_rules and _SUIT[upper] == self.trump:
+        if self._captured_rules and SUIT_OF[upper] == self.trump:
             return False
         between = ((1 << upper) - 1) ^ ((1 << (lower + 1)) - 1)
         return not (live & between & ~hand)
@@ -269,7 +270,7 @@ class HandSolver:
             edge = card
             while True:
                 nxt = edge + step
-                if not (0 <= nxt < 52) or _SUIT[nxt] != _SUIT[card]:
+                if not (0 <= nxt < 52) or SUIT_OF[nxt] != SUIT_OF[card]:
                     break
                 if hand >> nxt & 1:
                     upper, lower = max(edge, nxt), min(edge, nxt)

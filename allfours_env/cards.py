@@ -65,6 +65,17 @@ def rank_of(card: int) -> int:
     return card % NUM_RANKS
 
 
+#: ``SUIT_OF[card]``: the suit (0..3) of every card id, as :func:`suit_of`, for the hot paths. The
+#: joker (52) has no suit of its own: -1 (in a trick it belongs to the trump suit, RD22:
+#: :func:`allfours_env.scoring.card_suit`; a lead of it, :func:`allfours_env.scoring.lead_suit`).
+SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS)) + (-1,)
+#: ``RANK_OF[card]``: the rank (0 = two .. 12 = ace) of every card id, as :func:`rank_of`. The joker
+#: has no rank of its own: -1 (where it ranks among the trumps is a rule, RD22:
+#: :func:`allfours_env.scoring.strength_table`); never index a table by rank with it (-1 would read
+#: the ace's entry). A caller that orders the joker among ranks says so in a table of its own.
+RANK_OF = tuple(c % NUM_RANKS for c in range(NUM_CARDS)) + (-1,)
+
+
 def jack_of(suit: int) -> int:
     """Return the id of the jack of ``suit``."""
     return suit * NUM_RANKS + JACK_RANK

@@ -20,7 +20,8 @@ sets (see :mod:`allfours_env.cards`); this module imports nothing outside the st
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from allfours_env.actions import (
@@ -40,9 +41,10 @@ from allfours_env.cards import (
     CARD_GAME_POINTS,
     NUM_CARD_IDS,
     NUM_CARDS,
-    NUM_RANKS,
+    RANK_OF,
     RANKS,
     SUIT_MASKS,
+    SUIT_OF,
     card_str,
     jack_of,
     mask_str,
@@ -87,8 +89,6 @@ _TRUMP_EVENTS = tuple(Event(_TRUMP, -1, suit) for suit in range(4))
 #: ``_TURN_ORDER[n][first]``: the seats of an ``n``-player table in turn order from ``first`` (§1).
 _TURN_ORDER = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (2, 3, 4)}
 
-_SUIT_OF = tuple(c // NUM_RANKS for c in range(NUM_CARDS)) + (-1,)  # the joker has no suit of its own
-_RANK_OF = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
 _BEG_ACTIONS = (STAND, BEG)
 _GIFT_ACTIONS = (GIFT, RUN)
 _RUN_ONLY = (RUN,)
@@ -266,8 +266,8 @@ class Game:
 
     @property
     def phase_name(self) -> str:
-        """The current phase: ``beg``, ``gift_or_run``, ``discard``, ``play``, ``game_over`` or
-        ``hand_over`` (only with ``stop_after_hand``)."""
+        """The current phase: ``bid``, ``beg``, ``gift_or_run``, ``discard``, ``play``, ``game_over``
+        or ``hand_over`` (only with ``stop_after_hand``)."""
         return PHASE_NAMES[self.phase]
 
     def legal_actions(self) -> tuple[int, ...]:
@@ -440,7 +440,7 @@ class Game:
         selection = self._selection
         if selection != TURNUP:
             if selection == STOCK_TOP:  # RD4, RD5: the stock's top card fixes trump; not a turn-up
-                self._set_trump(_SUIT_OF[deck[pos]])
+                self._set_trump(SUIT_OF[deck[pos]])
                 self._start_play(eldest)  # RD7
             elif selection == AUCTION:  # RD13: eldest bids first
                 self.phase = BID_PHASE
@@ -452,8 +452,8 @@ class Game:
         self.pos = pos + 1
         self.turnups.append(card)
         self.log.append(_TURNUP_EVENTS[self.dealer][card])
-        self.proposed = _SUIT_OF[card]
-        points = self._turnup_points[_RANK_OF[card]]
+        self.proposed = SUIT_OF[card]
+        points = self._turnup_points[RANK_OF[card]]
         if points and self._award(self.sides[self.dealer], points, _TURNUP_POINT):
             return
         self.phase = BEG_PHASE  # P2
@@ -488,8 +488,8 @@ class Game:
             self.pos = pos + 1
             self.turnups.append(card)
             self.log.append(_TURNUP_EVENTS[self.dealer][card])
-            suit = _SUIT_OF[card]
-            points = self._turnup_points[_RANK_OF[card]]
+            suit = SUIT_OF[card]
+            points = self._turnup_points[RANK_OF[card]]
             if points and (every_turnup or suit != rejected):  # K6
                 if self._award(self.sides[self.dealer], points, _TURNUP_POINT):
                     return
@@ -571,7 +571,7 @@ class Game:
         self.hands[seat] ^= bit
         trick = self.trick_cards
         if not trick:
-            suit = _SUIT_OF[card]
+            suit = SUIT_OF[card]
             if suit < 0:  # the joker leads the trump suit (RD22, RD23)
                 suit = lead_suit(card, self.trump, self.rules.joker_lead_trump)
             if self.trump < 0:  # P8, RD16: the first lead fixes trump
@@ -715,17 +715,90 @@ class Game:
         )
 
     def copy(self) -> Game:
-        """An independent copy of this game (its RNG state included), for search and what-ifs."""
-        other = Game.__new__(Game)
-        for name in Game.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        for name in ("_stacked", "log", "decks", "awards", "scores", "hands", "discards", "drawn", "bids",
-                     "turnups", "captured", "captured_points", "trick_cards"):
-            setattr(other, name, list(getattr(self, name)))
-        if self.start_hands is not None:
-            other.start_hands = list(self.start_hands)
+        """An independent copy of this game, for search and what-ifs.
+
+        Every slot is copied, none is named here: each list anew, and the lists in it too (a list of
+        lists, ``decks``, is told by its first item: each list of the engine holds one kind of
+        item), a list held by two slots (``deck`` is ``decks[-1]``) as one list; the RNG anew with
+        its state. Every other value is immutable (ints, tuples, enums, the frozen rules) and is
+        shared. tests/test_engine.py checks that every slot holds one of these."""
+        return self._copy(None)
+
+    def _copy(self, rng: random.Random | None) -> Game:
+        """:meth:`copy`, with ``rng`` as the copy's RNG if given (else a copy of this game's)."""
+        other = _new_game(Game)
+        copies: dict[int, list] = {}
+        for name, value in zip(_GAME_SLOTS, _get_slots(self)):
+            kind = type(value)
+            if kind is list:
+                value = _copy_list(value, copies)
+            elif kind is _Random:
+                if rng is None:
+                    rng = _new_random(_Random)  # not Random(): that seeds itself from the OS first
+                    rng.setstate(value.getstate())
+                value = rng
+            setattr(other, name, value)
+        return other
+
+    def with_hidden_cards(self, hands: Mapping[int, int], discards: Mapping[int, int],
+                          stock: Sequence[int], *, seed: int | None) -> Game:
+        """A copy of this game in which other cards are where nobody but their holders sees them —
+        a deal to search on, drawn from what one seat knows (the drawing is
+        :meth:`allfours_env.knowledge.SeatView.resample`'s; the engine builds the game).
+
+        ``hands[s]`` and ``discards[s]`` (bit sets) replace the hand and the discards of each seat
+        ``s`` given (the same seats in both; the others keep theirs), ``stock`` (card ids, the next
+        card to come first) the undealt cards ``deck[pos:]``. The cards given must be those they
+        replace, rearranged: every seat given keeps its numbers of cards in hand and discarded, the
+        stock its length, and together they hold each card that was there exactly once — else
+        ``ValueError``. The cards played, in the trick and turned up stay. The copy's future deals
+        come from ``random.Random(seed)``, never from stacked decks (they would tell the future).
+
+        Rebuilt here from the cards given: once trick play has begun, a seat's cards in play (R6,
+        ``start_hands``) are its new hand and the cards it has played this hand, and ``drawn`` is 0
+        (which of them it drew is not part of the deal given); the deck below ``pos``; the cached
+        legal moves. The log and the cards already dealt (``deck[:pos]``) are history and stay as
+        they were."""
+        n, pos, deck = self.n, self.pos, self.deck
+        seats = sorted(hands)
+        if sorted(discards) != seats or not all(type(s) is int and 0 <= s < n for s in seats):
+            raise ValueError(f"give the hands and the discards of the same seats (0..{n - 1}), got "
+                             f"hands of {sorted(hands)!r} and discards of {sorted(discards)!r}")
+        stock = list(stock)
+        if len(stock) != len(deck) - pos:
+            raise ValueError(f"the stock must hold the {len(deck) - pos} undealt cards, got {len(stock)}")
+        before = after = 0
+        for s in seats:
+            for what, new, old in (("hand", hands[s], self.hands[s]),
+                                   ("discards", discards[s], self.discards[s])):
+                size = old.bit_count()
+                if type(new) is not int or new < 0 or new.bit_count() != size:
+                    raise ValueError(f"seat {s}'s {what} must be a bit set of {size} cards, got {new!r}")
+                before |= old
+                after |= new
+        for card in deck[pos:]:
+            before |= 1 << card
+        for card in stock:
+            if type(card) is not int or not 0 <= card < self._pack_size:
+                raise ValueError(f"the stock must hold card ids 0..{self._pack_size - 1}, got {card!r}")
+            after |= 1 << card
+        if after != before:  # as many places as cards (the sizes above): all of them, each once
+            raise ValueError(
+                "the cards given are not the cards they replace, rearranged (each exactly once): "
+                f"missing [{mask_str(before & ~after)}], not hidden [{mask_str(after & ~before)}]")
+        other = self._copy(random.Random(seed))
+        playing = self.start_hands is not None
+        for s in seats:
+            other.hands[s] = hands[s]
+            other.discards[s] = discards[s]
+            if playing:  # R6: held when play began or drawn since = in hand now or played
+                played = (self.start_hands[s] | self.drawn[s]) & ~self.hands[s]
+                other.start_hands[s] = hands[s] | played
+                other.drawn[s] = 0
+        other.deck = other.decks[-1] = deck[:pos] + stock
+        other._stacked = []
+        other._legal = None
+        other._play_mask = -1
         return other
 
     def record(self) -> dict[str, Any]:
@@ -741,6 +814,22 @@ class Game:
             f"<Game {self.rules.preset} {self.n}p dealer={self.dealer} phase={self.phase_name} "
             f"to_move={self.current_player} trump={trump} scores={self.scores} hands=[{hands}]>"
         )
+
+
+_new_game = object.__new__
+_Random = random.Random
+_new_random = _Random.__new__
+_GAME_SLOTS = Game.__slots__
+_get_slots = attrgetter(*_GAME_SLOTS)  # every slot's value at once
+
+
+def _copy_list(value: list, copies: dict[int, list]) -> list:
+    """A copy of ``value`` and of the lists in it (see :meth:`Game.copy`), each list once."""
+    done = copies.get(id(value))
+    if done is None:
+        done = [_copy_list(item, copies) for item in value] if value and type(value[0]) is list else value[:]
+        copies[id(value)] = done
+    return done
 
 
 def stack_deck(

@@ -19,7 +19,7 @@ import random
 from math import factorial
 
 from allfours_env.actions import PLAYED_CARD, is_discard, is_play
-from allfours_env.cards import FULL_PACK, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of
+from allfours_env.cards import FULL_PACK, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of, mask_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
 from allfours_env.scoring import card_suit, is_trump_strength, lead_suit, strength_table
@@ -164,10 +164,6 @@ class SeatView:
         """How many cards each seat holds (public)."""
         return tuple(h.bit_count() for h in self._game.hands)
 
-    def discard_counts(self) -> tuple[int, ...]:
-        """How many cards each seat has discarded this hand (public; the cards are not)."""
-        return tuple(d.bit_count() for d in self._game.discards)
-
     def stock_size(self) -> int:
         """How many cards of the pack are still undealt (the stock, or an auction's unused rest)."""
         return pack_mask(self._game).bit_count() - self._game.pos
@@ -228,12 +224,15 @@ class SeatView:
 
     def resample(self, rng: random.Random) -> Game:
         """A full game whose hidden cards are drawn uniformly among the deals consistent with what
-        this seat knows; its future deals come from ``rng`` too (nothing leaks from the real RNG)."""
+        this seat knows; its future deals come from ``rng`` too (nothing leaks from the real RNG).
+        This draws which card goes where; :meth:`~allfours_env.engine.Game.with_hidden_cards`
+        builds the game (the game's log and the cards already dealt are the real game's history)."""
         return resample(self._game, self.seat, rng)
 
 
 def resample(game: Game, seat: int, rng: random.Random) -> Game:
-    """See :meth:`SeatView.resample`."""
+    """See :meth:`SeatView.resample`: the hidden cards drawn here, the game built by
+    :meth:`Game.with_hidden_cards <allfours_env.engine.Game.with_hidden_cards>`."""
     view = SeatView(game, seat)
     rules = game.rules
     others = [q for q in range(game.n) if q != seat]
@@ -259,30 +258,18 @@ def resample(game: Game, seat: int, rng: random.Random) -> Game:
     else:
         raise ValueError("no deal is consistent with this seat's knowledge (the first draw's trump)")
 
-    out = game.copy()
-    played = played_cards(game)
-    rng.shuffle(pool)
-    start = 0
+    rng.shuffle(pool)  # the others' discards, then the stock in order
+    new_hands, new_discards, start = {}, {}, 0
     for i, q in enumerate(others):
-        out.hands[q] = known[q] | sum(1 << c for c in hands[i])
-        out.discards[q] = sum(1 << c for c in pool[start : start + discard_sizes[i]])
+        new_hands[q] = known[q] | mask_of(hands[i])
+        new_discards[q] = mask_of(pool[start : start + discard_sizes[i]])
         start += discard_sizes[i]
-        if out.start_hands is not None:
-            out.start_hands[q] = out.hands[q] | played[q]  # with a stock: every card is in play anyway
-            out.drawn[q] = 0
     rest = pool[start:]
     if top >= 0:
         rest = [top, *rest]
     elif hidden_top:
         rest = hands[-1] + rest
-    deck = game.deck[: game.pos] + rest
-    out.deck = deck
-    out.decks[-1] = deck
-    out.rng = random.Random(rng.getrandbits(64))
-    out._stacked = []
-    out._legal = None
-    out._play_mask = -1
-    return out
+    return game.with_hidden_cards(new_hands, new_discards, rest, seed=rng.getrandbits(64))
 
 
 def _holds_the_first_draw(game: Game, seat: int) -> int:

@@ -28,7 +28,9 @@ from allfours_env.cards import (
     NUM_CARD_IDS,
     NUM_CARDS,
     NUM_RANKS,
+    RANK_OF,
     SUIT_MASKS,
+    SUIT_OF,
     jack_of,
     make_card,
 )
@@ -44,8 +46,6 @@ TRUMP_BASE = 32
 NINE_RANK = 7
 _JOKER_STRENGTH = {JokerRank.SECOND_HIGHEST: TRUMP_BASE + 24, JokerRank.LOWEST: TRUMP_BASE}
 
-_SUIT = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
-_RANK = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
 _TABLES: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
 _TABLES_BY_TRUMP: dict[tuple[int, JokerRank], tuple[tuple[int, ...], ...]] = {}
 _BEATING: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
@@ -69,8 +69,8 @@ def strength_table(trump: int, led: int, joker_rank: JokerRank = JokerRank.SECON
     table = _TABLES.get(key)
     if table is None:
         table = tuple(
-            TRUMP_BASE + 1 + 2 * _RANK[c] if _SUIT[c] == trump
-            else LED_BASE + _RANK[c] if _SUIT[c] == led
+            TRUMP_BASE + 1 + 2 * RANK_OF[c] if SUIT_OF[c] == trump
+            else LED_BASE + RANK_OF[c] if SUIT_OF[c] == led
             else 0
             for c in range(NUM_CARDS)
         ) + (_JOKER_STRENGTH[joker_rank],)
@@ -98,14 +98,14 @@ def lead_suit(card: int, trump: int, joker_lead_trump: str = "S") -> int:
     """The suit that leading ``card`` makes the suit led: its own suit; for the joker, the trump suit
     (RD22) or, when it is the first card of the hand and fixes trump, ``joker_lead_trump`` (RD23)."""
     if card != JOKER:
-        return _SUIT[card]
+        return SUIT_OF[card]
     return trump if trump >= 0 else SUITS_BY_LETTER[joker_lead_trump]
 
 
 def card_suit(card: int, trump: int) -> int:
     """The suit ``card`` belongs to in a trick: its own; the joker's is the trump suit (RD22; -1
     before trump is fixed). A card follows the suit led when this is the suit led."""
-    return trump if card == JOKER else _SUIT[card]
+    return trump if card == JOKER else SUIT_OF[card]
 
 
 def trump_cards(trump: int, joker: bool) -> int:

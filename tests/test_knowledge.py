@@ -9,7 +9,7 @@ import pytest
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.cards import parse_card
 from allfours_env.engine import stack_deck
-from allfours_env.knowledge import SeatView, _draw_hands, known_voids
+from allfours_env.knowledge import SeatView, _draw_hands, known_voids, played_cards
 from conftest import play, stacked_game
 
 
@@ -99,3 +99,47 @@ def test_resample_does_not_leak_future_deals_from_the_real_rng():
     world_b = SeatView(game, game.current_player).resample(random.Random(2))
     assert world_a.rng.getstate() != game.rng.getstate()
     assert world_a.rng.getstate() != world_b.rng.getstate()
+
+
+def _slots(game):
+    return [(name, game.rng.getstate() if name == "rng" else getattr(game, name)) for name in Game.__slots__]
+
+
+@pytest.mark.parametrize("preset, players", [("seven_up", 2), ("all_fours", 4), ("california_jack", 2),
+                                             ("shasta_sam", 2), ("pitch_with_joker", 3)])
+def test_resample_is_the_same_world_for_the_same_rng_and_leaves_the_game_alone(preset, players):
+    game = Game(Rules.make(preset, players), seed=4)
+    rng = random.Random(0)
+    for _ in range(25):
+        if game.is_over:
+            break
+        game.legal_actions()
+        before = _slots(game)
+        seat = game.current_player
+        worlds = [SeatView(game, seat).resample(random.Random(7)) for _ in range(2)]
+        assert _slots(worlds[0]) == _slots(worlds[1])
+        assert _slots(game) == before
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+
+
+def test_a_world_sampled_for_a_seat_not_to_move_has_the_legal_moves_of_its_own_hands():
+    game = Game(Rules.make("seven_up", 3), seed=2)
+    rng = random.Random(3)
+    checked = 0
+    while not game.is_over and checked < 40:
+        if game.phase_name == "play":
+            game.legal_actions()  # the real game's cache filled
+            seat = (game.current_player + 1) % game.n
+            world = SeatView(game, seat).resample(rng)
+            mover = world.current_player
+            played = played_cards(game)
+            assert world.play_mask() & ~world.hands[mover] == 0
+            assert world.legal_actions() == tuple(a for a in range(117) if world.legal_action_bits() >> a & 1)
+            for q in range(game.n):
+                if q != seat:
+                    assert world.in_play()[q] == world.hands[q] | played[q]
+            checked += 1
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    assert checked >= 20
