@@ -3,7 +3,8 @@
 :class:`SeatView` is the engine's state restricted to one seat: its own hand and discards, the
 turn-ups, every card played and by whom, the trick, the trump, the scores, the bidding and the
 auction, the draws it saw, and the card counts of the others — never another player's cards,
-discards, a card drawn face down by another player, or the stock order.
+discards, a card drawn face down by another player, or the stock order. What a seat sees is decided
+by :mod:`allfours_env.visibility` (the one filter of the log; the voids beside it), not here.
 
 :meth:`SeatView.resample` draws the hidden cards (the other hands, the other players' discards, the
 unseen stock and its order) **uniformly** among all deals consistent with that knowledge, including
@@ -18,11 +19,12 @@ from __future__ import annotations
 import random
 from math import factorial
 
-from allfours_env.actions import PLAYED_CARD, is_discard, is_play
+from allfours_env.actions import PLAYED_CARD, is_play
 from allfours_env.cards import FULL_PACK, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of, mask_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
-from allfours_env.scoring import card_suit, is_trump_strength, lead_suit, strength_table
+from allfours_env.scoring import card_suit, is_trump_strength, strength_table
+from allfours_env.visibility import PUBLIC, VoidTracker, seen_events, sees_stock_top
 
 
 def played_cards(game: Game) -> list[int]:
@@ -39,20 +41,15 @@ def pack_mask(game: Game) -> int:
     return JOKER_PACK if game.rules.joker else FULL_PACK
 
 
-def sees_draw(game: Game, drawer: int, observer: int) -> bool:
-    """RD10: whether ``observer`` sees the card ``drawer`` takes from the stock: everyone sees it where
-    the stock lies face up (california_jack), only the drawer where it lies face down (shasta_sam)."""
-    return game.rules.stock_face_up or drawer == observer
-
-
 def seen_draws(game: Game, observer: int) -> list[int]:
     """For each seat, the cards ``observer`` saw it draw this hand and not play since (RD10): they are
-    still in its hand."""
+    still in its hand. Which draws it saw is :func:`~allfours_env.visibility.seen_events`' say."""
     seen = [0] * game.n
-    for kind, seat, value in game.hand_log():
-        if kind == EventKind.DRAW and sees_draw(game, seat, observer):
-            seen[seat] |= 1 << value
-        elif kind == EventKind.ACT and is_play(value):
+    for kind, seat, value in seen_events(game.hand_log(), observer, game.rules):
+        if kind == EventKind.DRAW:
+            if value is not None:
+                seen[seat] |= 1 << value
+        elif kind == EventKind.ACT and value is not None and is_play(value):
             seen[seat] &= ~(1 << PLAYED_CARD[value])
     return seen
 
@@ -63,39 +60,47 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
     forced under-trump: only lower trumps). With a stock (RD10, docs/rules.md D17) a hidden draw ends
     what was known of the drawer's hand; cards seen drawn are known apart, so what a seat showed
     about the cards it held stays true of those. ``observer`` (default: nobody, i.e. only what is
-    public) decides which draws are seen."""
-    forbidden = [0] * game.n
+    public) decides which draws are seen. R3 and RD10 are :class:`~allfours_env.visibility.VoidTracker`'s
+    (shared with the observation encoder); K15 is added here."""
+    n = game.n
     trump = game.trump
     if trump < 0:
-        return forbidden
+        return [0] * n
     rules = game.rules
     banned = rules.plan.undertrump_banned
     everything = pack_mask(game)
-    trick: list[int] = []
+    voids = VoidTracker(rules, PUBLIC if observer is None else observer)
+    voids.trump = trump
+    undertrumped = [0] * n  # K15: the cards a forced under-trump proves a seat lacks
     strength: tuple[int, ...] = ()
     best = -1  # the strength of the best trump in the trick so far
     for kind, seat, value in game.hand_log():
         if kind == EventKind.TRICK:
-            trick, best = [], -1
-        elif kind == EventKind.DRAW and not sees_draw(game, seat, -1 if observer is None else observer):
-            forbidden[seat] = 0
+            voids.trick()
+            best = -1
+        elif kind == EventKind.DRAW:
+            if voids.draw(seat):
+                undertrumped[seat] = 0
         if kind != EventKind.ACT or not is_play(value):
             continue
         card = PLAYED_CARD[value]
+        leads = voids.led < 0
+        voids.play(seat, card)
+        led = voids.led
         suit = card_suit(card, trump)
-        if not trick:
-            strength = strength_table(trump, lead_suit(card, trump, rules.joker_lead_trump), rules.joker_rank)
-        else:
-            led = lead_suit(trick[0], trump, rules.joker_lead_trump)
-            if suit != led and suit != trump:
-                forbidden[seat] |= SUIT_MASKS[led]
-            elif banned and suit == trump != led and strength[card] < best:
-                lower = sum(1 << c for c in cards_of(everything) if is_trump_strength(strength[c])
-                            and strength[c] < best)
-                forbidden[seat] |= everything & ~lower
+        if leads:
+            strength = strength_table(trump, led, rules.joker_rank)
+        elif banned and suit == trump != led and strength[card] < best:
+            lower = sum(1 << c for c in cards_of(everything) if is_trump_strength(strength[c])
+                        and strength[c] < best)
+            undertrumped[seat] |= everything & ~lower
         if suit == trump:
             best = max(best, strength[card])
-        trick.append(card)
+    forbidden = undertrumped
+    for seat, suits in enumerate(voids.suits):
+        for s in range(4):
+            if suits >> s & 1:
+                forbidden[seat] |= SUIT_MASKS[s]
     return forbidden
 
 
@@ -171,8 +176,7 @@ class SeatView:
     def stock_top(self) -> int:
         """The stock's top card where the stock lies face up (california_jack, RD10), else -1."""
         game = self._game
-        plan = game.rules.plan
-        if not plan.stock or plan.stock_face_down or not self.stock_size():
+        if not sees_stock_top(game.rules, self.seat) or not self.stock_size():
             return -1
         return game.deck[game.pos]
 
@@ -195,15 +199,11 @@ class SeatView:
         return game.legal_actions() if game.current_player == self.seat else ()
 
     def history(self) -> list[Event]:
-        """The current hand's log as this seat saw it: other players' discards show as
-        ``Event(ACT, seat, None)`` (a discard happened, the card is secret)."""
-        out = []
-        for event in self._game.hand_log():
-            kind, who, value = event
-            if kind == EventKind.ACT and who != self.seat and is_discard(value):
-                event = Event(EventKind.ACT, who, None)
-            out.append(event)
-        return out
+        """The current hand's log as this seat saw it (:func:`~allfours_env.visibility.seen_events`):
+        other players' discards show as ``Event(ACT, seat, None)`` (a discard happened, the card is
+        secret, P5), a draw from a face-down stock by another player as ``Event(DRAW, seat, None)``
+        (RD10)."""
+        return list(seen_events(self._game.hand_log(), self.seat, self._game.rules))
 
     def unseen(self) -> int:
         """Bit set of the cards this seat has not seen: others' hands and discards (but the cards it

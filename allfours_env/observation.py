@@ -94,7 +94,7 @@ from allfours_env.actions import (
     RUN,
     STAND,
 )
-from allfours_env.cards import JOKER, NUM_CARD_IDS, NUM_RANKS, RANKS, SUIT_MASKS
+from allfours_env.cards import NUM_CARD_IDS, NUM_RANKS, RANKS, SUIT_MASKS
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
 from allfours_env.rules import (
@@ -109,7 +109,7 @@ from allfours_env.rules import (
     TrumpSelection,
     Undertrump,
 )
-from allfours_env.scoring import lead_suit
+from allfours_env.visibility import LEADS, VoidTracker, sees_discard, sees_stock_top
 
 #: The meaning of the entries. New entries are appended and keep it (the stock, auction and joker
 #: entries were appended from index 749 on);
@@ -223,8 +223,8 @@ class SeatEncoder:
     seen, never rebuilding the vector from scratch: each event writes the few entries it changes."""
 
     __slots__ = ("seat", "n", "obs", "_mv", "_game", "_rules_block", "_rel_side", "_synced", "_hand",
-                 "_phase", "_turn", "_trump_slot", "_led", "_trick_count", "_held", "_dropped", "_proposed",
-                 "_rejected", "_joker_lead_trump", "_auction", "_stock", "_face_up", "_revealed", "_known",
+                 "_phase", "_turn", "_trump_slot", "_trick_count", "_held", "_dropped", "_proposed",
+                 "_rejected", "_auction", "_stock", "_face_up", "_voids", "_sees_discard", "_known",
                  "_top", "_pitcher_written", "_pack", "_turnup", "_order_value")
 
     def __init__(self, rules: Rules, seat: int) -> None:
@@ -241,11 +241,15 @@ class SeatEncoder:
             if side not in order:
                 order.append(side)
         self._rel_side = [order.index(side) for side in sides]  # relative side of each seat
-        self._joker_lead_trump = rules.joker_lead_trump
         plan = rules.plan
         self._auction = plan.auction
         self._stock = plan.stock
-        self._face_up = plan.stock and not plan.stock_face_down
+        # What this seat sees (allfours_env.visibility), by relative seat where it depends on the seat;
+        # decided once here, so that the per-event work stays a few item writes.
+        relative = [(seat + k) % self.n for k in range(self.n)]
+        self._face_up = sees_stock_top(rules, seat)  # RD10
+        self._sees_discard = tuple(sees_discard(other, seat) for other in relative)  # P5, D8
+        self._voids = VoidTracker(rules, seat, relative)  # R3; RD10: which draws end the voids
         self._turnup = plan.turnup
         self._pack = NUM_CARD_IDS if rules.joker else NUM_CARD_IDS - 1
         self._game: Game | None = None
@@ -277,7 +281,7 @@ class SeatEncoder:
             for k in range(n):
                 mv[BIDS + BID_SLOTS * k] = 1.0  # nobody has bid yet
         self._hand = 0
-        self._led = -1
+        self._voids.new_hand()
         self._trick_count = 0
         self._order_value = 1 / MAX_TRICKS  # PLAY_ORDER's value for a card of the current trick
         self._trump_slot = 4
@@ -285,7 +289,6 @@ class SeatEncoder:
         self._dropped = [0] * n
         self._proposed = -1  # the suit in PROPOSED, -1 for none
         self._rejected = False  # whether REJECTED holds the first rejected suit
-        self._revealed = [0] * n  # suits each relative seat was seen to be void in (R3)
         self._known = [0] * n  # cards seen drawn by each relative seat and not played since
         self._top = -1  # the face-up top card of the stock shown, -1 for none
         self._pitcher_written = False
@@ -308,6 +311,7 @@ class SeatEncoder:
         seat, n = self.seat, self.n
         held = self._held
         stock = self._stock
+        voids = self._voids
         for kind, who, value in log[start:end]:
             if kind == _ACT:
                 rel = (who - seat) % n
@@ -318,20 +322,18 @@ class SeatEncoder:
                     mv[_ORDER_BASE + card] = self._order_value
                     held[rel] -= 1
                     mv[HAND_SIZE + rel] = held[rel] / MAX_TRICKS
-                    suit = card // NUM_RANKS if card != JOKER else -1
-                    if self._led < 0:
-                        self._led = suit if suit >= 0 else lead_suit(
-                            card, self._trump_slot if self._trump_slot < 4 else -1, self._joker_lead_trump)
-                    elif suit >= 0 and suit != self._led and suit != self._trump_slot:
-                        # R3: neither followed nor trumped: void in the suit led
-                        self._revealed[rel] |= 1 << self._led
-                        mv[VOIDS + 4 * rel + self._led] = 1.0
+                    void = voids.table[card]  # VoidTracker.play inlined (R3: neither followed nor trumped)
+                    if void >= 0:
+                        voids.suits[rel] |= 1 << void
+                        mv[VOIDS + 4 * rel + void] = 1.0
+                    elif void == LEADS:
+                        voids.lead(card)
                     if stock and self._known[rel] >> card & 1:
                         self._on_known_played(rel, card)
                 elif IS_AUCTION_ACTION[value]:  # a bid (RD13): public
                     self._on_bid(rel, value)
                 elif DISCARDED_CARD[value] >= 0:  # a discard (P5): only its count is public
-                    if rel == 0:
+                    if self._sees_discard[rel]:
                         mv[_MY_DISCARD_BASE + DISCARDED_CARD[value]] = 1.0
                     held[rel] -= 1
                     self._dropped[rel] += 1
@@ -354,6 +356,7 @@ class SeatEncoder:
                 mv[TRUMP + self._trump_slot] = 0.0
                 mv[TRUMP + value] = 1.0
                 self._trump_slot = value
+                voids.trump = value
         self._synced = end
         self._sync_state(game, sizes_dirty, scores_dirty)
         return self.obs
@@ -369,7 +372,7 @@ class SeatEncoder:
             mv[trick + card] = 0.0
             cards ^= low
         self._trick_count += 1
-        self._led = -1
+        self._voids.trick()
         mv[TRICKS] = min(self._trick_count / MAX_TRICKS, 1.0)
         mv[TRICKS_26] = self._trick_count / STOCK_TRICKS
         self._order_value = min((self._trick_count + 1) / MAX_TRICKS, 1.0)
@@ -404,15 +407,14 @@ class SeatEncoder:
         mv = self._mv
         self._held[rel] += 1
         mv[HAND_SIZE + rel] = self._held[rel] / MAX_TRICKS
-        if self._face_up or rel == 0:
+        if self._voids.draw(rel):  # not seen: the voids it knew of the drawer are over
+            for suit in range(4):
+                mv[VOIDS + 4 * rel + suit] = 0.0
+        else:
             mv[DRAWN + rel * NUM_CARD_IDS + card] = 1.0
             self._known[rel] |= 1 << card
             suit = card // NUM_RANKS
-            if self._revealed[rel] >> suit & 1:
-                mv[VOIDS + 4 * rel + suit] = 0.0
-        else:
-            self._revealed[rel] = 0
-            for suit in range(4):
+            if self._voids.suits[rel] >> suit & 1:  # D17: off while it holds a seen card of the suit
                 mv[VOIDS + 4 * rel + suit] = 0.0
 
     def _on_known_played(self, rel: int, card: int) -> None:
@@ -421,7 +423,7 @@ class SeatEncoder:
         known = self._known[rel] ^ (1 << card)
         self._known[rel] = known
         suit = card // NUM_RANKS
-        if self._revealed[rel] >> suit & 1 and not known & SUIT_MASKS[suit]:
+        if self._voids.suits[rel] >> suit & 1 and not known & SUIT_MASKS[suit]:
             self._mv[VOIDS + 4 * rel + suit] = 1.0
 
     def _sync_state(self, game: Game, sizes_dirty: bool, scores_dirty: bool) -> None:
