@@ -19,6 +19,7 @@ from __future__ import annotations
 from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, RANK_OF, RANKS, SUIT_OF
 from allfours_env.engine import Game
 from allfours_env.scoring import (
+    Award,
     card_points,
     card_suit,
     follow_plays,
@@ -78,7 +79,7 @@ class HandSolver:
         """Score the finished hand by the rules (the engine's scorer) and return its value."""
         return self._value_of(self.scorer.awards(captured, points))
 
-    def _value_of(self, awards: list[tuple[int, int, str]]) -> float:
+    def _value_of(self, awards: list[Award]) -> float:
         """Apply awards in order from the current scores (R10, :func:`~allfours_env.scoring.settle`):
         ±WIN if a side goes out, else the solving side's points minus the others' mean."""
         scores = self.scores[:]

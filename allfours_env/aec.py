@@ -337,7 +337,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         if self.reward_mode == "points":
             for kind, side, value in game.log[since:]:
                 if kind == EventKind.AWARD:
-                    self._pay_side(side, float(value[1]))
+                    self._pay_side(side, float(value.points))
         elif game.phase == Phase.GAME_OVER and len(game.log) - 1 >= since:  # the game ended just now
             self._pay_side(game.winner, 1.0)
         return self._rewards_paid

@@ -55,6 +55,7 @@ from allfours_env.cards import (
 from allfours_env.events import PHASE_NAMES, Event, EventKind, Phase
 from allfours_env.rules import PointKind, Rules, TrumpSelection
 from allfours_env.scoring import (
+    Award,
     HandScorer,
     auction_result,
     follow_plays,
@@ -75,10 +76,11 @@ BEG_PHASE, GIFT_PHASE, DISCARD_PHASE, PLAY_PHASE, GAME_OVER, HAND_OVER, BID_PHAS
 TURNUP, FIRST_LEAD, STOCK_TOP, AUCTION = range(4)
 _SELECTIONS = {TrumpSelection.TURNUP: TURNUP, TrumpSelection.FIRST_LEAD: FIRST_LEAD,
                TrumpSelection.STOCK_TOP: STOCK_TOP, TrumpSelection.AUCTION: AUCTION}
-_DEAL, _TURNUP, _ACT, _TRUMP, _TRICK, _AWARD = (
-    EventKind.DEAL, EventKind.TURNUP, EventKind.ACT, EventKind.TRUMP, EventKind.TRICK, EventKind.AWARD)
+_DEAL, _TURNUP, _ACT, _TRUMP, _TRICK, _AWARD, _CONTRACT = (
+    EventKind.DEAL, EventKind.TURNUP, EventKind.ACT, EventKind.TRUMP, EventKind.TRICK, EventKind.AWARD,
+    EventKind.CONTRACT)
 _TURNUP_POINT, _GIFT_POINT, _VOID_POINT = PointKind.TURNUP, PointKind.GIFT, PointKind.VOID
-_new_tuple = tuple.__new__  # builds an Event without NamedTuple's Python-level __new__ (hot path)
+_new_tuple = tuple.__new__  # builds an Event or an Award without NamedTuple's Python-level __new__ (hot path)
 # Every decision event there can be, built once: events are immutable, and the log shares them.
 _ACT_EVENTS = tuple(tuple(Event(_ACT, seat, action) for action in range(NUM_ACTIONS)) for seat in range(4))
 _TURNUP_EVENTS = tuple(tuple(Event(_TURNUP, dealer, card) for card in range(NUM_CARDS))
@@ -130,9 +132,10 @@ class Game:
     State worth reading (never assign it): ``phase`` (:class:`~allfours_env.events.Phase`),
     ``current_player`` (-1 when nobody is to move), ``dealer``, ``eldest``, ``hands`` (bit sets),
     ``trump`` (-1 before it is fixed), ``trick_cards``, ``captured`` and ``captured_points`` (by side),
-    ``scores``, ``winner``, ``awards``, ``log``; in an auction ``bids``, ``high_bid``, ``pitcher`` and
-    ``contract`` (-1 and 0 until it is over); with a stock ``deck[pos]`` is its top card and ``drawn``
-    the cards each seat drew this hand. ``hand_number`` numbers the hand in progress from 0 (a hand
+    ``scores``, ``winner``, ``awards`` (each an :class:`~allfours_env.scoring.Award`), ``log``; in an
+    auction ``bids``, ``high_bid``, ``pitcher`` and ``contract`` (-1 and 0 until it is over, then
+    logged as a ``contract`` event); with a stock ``deck[pos]`` is its top card and ``drawn`` the
+    cards each seat drew this hand. ``hand_number`` numbers the hand in progress from 0 (a hand
     thrown in and dealt again keeps its number; after a hand ended in ``hand_over``, it is already the
     next one's).
     """
@@ -228,7 +231,7 @@ class Game:
         self.dealer = dealer
         self.log: list[Event] = []
         self.decks: list[list[int]] = []
-        self.awards: list[tuple[int, str, int, int]] = []
+        self.awards: list[Award] = []
         self.scores = self._initial_scores(scores)
         self.initial_scores = tuple(self.scores)
         self.winner: int | None = None
@@ -564,6 +567,7 @@ class Game:
             self.current_player = (seat + 1) % self.n
             return
         self.pitcher, self.contract = auction_result(self.bids, self.eldest)
+        self.log.append(_new_tuple(Event, (_CONTRACT, self.pitcher, self.contract)))
         self._start_play(self.pitcher)  # RD16: the pitcher's first card fixes trump
 
     def _play(self, seat: int, card: int) -> None:
@@ -636,7 +640,7 @@ class Game:
         auction the pitcher's side and contract (RD18)."""
         pitcher_side = self.sides[self.pitcher] if self.pitcher >= 0 else -1
         return HandScorer(self.rules, self.sides, self.dealer, self.trump, self.in_play(),
-                          pitcher_side, self.contract)
+                          pitcher_side, self.contract, len(self.decks) - 1)
 
     def _score_hand(self) -> None:
         """P7: award the hand's points in scoring order (R7–R10), then pass the deal."""
@@ -662,20 +666,19 @@ class Game:
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand()
 
-    def _award(self, side: int, points: int, kind: str) -> bool:
+    def _award(self, side: int, points: int, kind: PointKind) -> bool:
         """Score ``points`` for ``side``; end the game at once if it reaches the target (R10)."""
-        return self._settle(((side, points, kind),))
+        return self._settle((_new_tuple(Award, (len(self.decks) - 1, kind, side, points)),))
 
-    def _settle(self, awards: Sequence[tuple[int, int, str]]) -> bool:
+    def _settle(self, awards: Sequence[Award]) -> bool:
         """Score ``awards`` in order until a side reaches the target (R10,
         :func:`~allfours_env.scoring.settle`), logging each; True if the game ended."""
         if not awards:
             return False
         added, winner = settle(self.scores, awards, self.target)
-        deal = len(self.decks) - 1
-        for side, points, kind in awards[:added]:
-            self.awards.append((deal, kind, side, points))
-            self.log.append(_new_tuple(Event, (_AWARD, side, (kind, points))))
+        for award in awards[:added]:
+            self.awards.append(award)
+            self.log.append(_new_tuple(Event, (_AWARD, award[2], award)))  # who: the award's side
         if winner is not None:
             self.winner = winner
             self.phase = GAME_OVER
@@ -685,14 +688,15 @@ class Game:
             return True
         return False
 
-    def _record_award(self, side: int, points: int, kind: str) -> None:
+    def _record_award(self, side: int, points: int, kind: PointKind) -> None:
         """Score an award that cannot end the game (a voided hand's negative points, D6)."""
         self.scores[side] += points
         self._log_award(side, points, kind)
 
-    def _log_award(self, side: int, points: int, kind: str) -> None:
-        self.awards.append((len(self.decks) - 1, kind, side, points))
-        self.log.append(_new_tuple(Event, (_AWARD, side, (kind, points))))
+    def _log_award(self, side: int, points: int, kind: PointKind) -> None:
+        award = _new_tuple(Award, (len(self.decks) - 1, kind, side, points))
+        self.awards.append(award)
+        self.log.append(_new_tuple(Event, (_AWARD, side, award)))
 
     # ------------------------------------------------------------------ errors, copies, records
 

@@ -2,7 +2,7 @@
 
 Every reader of the log (the observation encoder, the renderer, the knowledge of a seat, the game
 record, the tournaments' statistics, the terminal game, the imitation data) uses these names, never
-bare strings or numbers.
+bare strings or numbers. A reader skips the kinds it does not need: new kinds may be added.
 
 =============  =======================  ==================================================
 kind           who                      value
@@ -10,10 +10,15 @@ kind           who                      value
 ``deal``       the dealer               the deal number (0, 1, ...; redeals count)
 ``turnup``     the dealer               the card turned up (P1, P4)
 ``act``        the acting seat          the action id of the decision
+``contract``   the pitcher              the contract, once the auction is over (RD13–RD15:
+                                        0 when everyone passed); logged after the dealer's
+                                        bid, before the pitch
 ``trump``      -1                       the trump suit, once it is fixed
 ``trick``      the trick's winner       the bit set of the trick's cards (R2)
 ``draw``       the drawing seat         the card drawn from the stock (RD6; who may see it: RD10)
-``award``      the side scoring         ``(kind, points)``, kinds of docs/rules.md §3
+``award``      the side scoring         the :class:`~allfours_env.scoring.Award` (``deal``,
+                                        ``kind``, ``side``, ``points``), kinds of
+                                        :class:`~allfours_env.rules.PointKind`
 ``thrown_in``  the dealer               ``None`` (P4: the pack ran out during a run)
 ``hand_end``   the dealer               the hand number of the completed hand
 ``game_over``  the winning side         the final scores
@@ -56,6 +61,7 @@ class EventKind(StrEnum):
     DEAL = "deal"
     TURNUP = "turnup"
     ACT = "act"
+    CONTRACT = "contract"
     TRUMP = "trump"
     TRICK = "trick"
     DRAW = "draw"

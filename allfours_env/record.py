@@ -70,8 +70,8 @@ def make_record(game: Game) -> dict[str, Any]:
         ],
         "decisions": [[who, action_to_str(value)] for kind, who, value in game.log if kind == EventKind.ACT],
         "awards": [
-            {"deal": deal, "kind": kind, "side": side, "points": points}
-            for deal, kind, side, points in game.awards
+            {"deal": award.deal, "kind": award.kind, "side": award.side, "points": award.points}
+            for award in game.awards
         ],
         "scores": list(game.scores),
         "winner": game.winner,

@@ -102,6 +102,8 @@ def describe_event(game: Game, event: Event, seat: int | None = None) -> str | N
         if is_discard(value) and seat is not None and who != seat:
             return f"player_{who} discards a card"
         return f"player_{who}: {pretty_action(value)}"
+    if kind == EventKind.CONTRACT:  # the auction is over (RD13–RD15)
+        return f"player_{who} pitches, contract {value}"
     if kind == EventKind.TRUMP:
         return f"trump is {SUIT_SYMBOLS[value]} {SUIT_NAMES[value]}"
     if kind == EventKind.TRICK:
@@ -111,8 +113,7 @@ def describe_event(game: Game, event: Event, seat: int | None = None) -> str | N
             return f"player_{who} draws {pretty_card(value)}"
         return f"player_{who} draws a card"
     if kind == EventKind.AWARD:
-        point_kind, points = value
-        return f"{side_name(game, who)} scores {points:+d} ({point_kind})"
+        return f"{side_name(game, who)} scores {value.points:+d} ({value.kind})"
     if kind == EventKind.THROWN_IN:
         return "the pack ran out during the run: the hand is thrown in"
     if kind == EventKind.GAME_OVER:

@@ -136,6 +136,29 @@ class PointKind(StrEnum):
 #: the preset scores them.
 SCORING_KINDS = (PointKind.HIGH, PointKind.LOW, PointKind.JACK, PointKind.GAME)
 OPTIONAL_SCORING_KINDS = (PointKind.NINE, PointKind.JOKER)
+#: Every kind of point in the order tables of results list them (the tournaments' numbers, the terminal
+#: game's result): the hand's four points (R7–R9); the turn-up, the gift and a voided hand's (P1, P3,
+#: K9); the kinds only some presets score (:data:`SCORED_WHERE_SCORED`); and the hang jack (K10), which
+#: the tables also count within the Jack, last.
+POINT_KIND_ORDER: tuple[PointKind, ...] = (
+    PointKind.HIGH, PointKind.LOW, PointKind.JACK, PointKind.GAME, PointKind.TURNUP, PointKind.GIFT,
+    PointKind.VOID, PointKind.JOKER, PointKind.NINE, PointKind.SETBACK, PointKind.HANG_JACK)
+#: The kinds of point only some presets score — the joker (RD25), the nine (RD28), the setback of an
+#: auction (RD18): the tournaments' numbers list them only where scored, every other kind always.
+SCORED_WHERE_SCORED = frozenset({PointKind.JOKER, PointKind.NINE, PointKind.SETBACK})
+#: The kinds of point other than the hand's (``scoring_order``) that each way of choosing trump can award
+#: (the reports' columns): the turn-up, the gift and a voided hand's where cards are turned up, the
+#: setback in an auction.
+EXTRA_POINT_KINDS: Mapping[TrumpSelection, tuple[PointKind, ...]] = MappingProxyType({
+    TrumpSelection.TURNUP: (PointKind.TURNUP, PointKind.GIFT, PointKind.VOID),
+    TrumpSelection.AUCTION: (PointKind.SETBACK,),
+})
+#: Each kind of point's title in tables: the hand's points capitalised, the others in words.
+POINT_KIND_TITLES: Mapping[PointKind, str] = MappingProxyType({
+    PointKind.HIGH: "High", PointKind.LOW: "Low", PointKind.JACK: "Jack", PointKind.NINE: "Nine",
+    PointKind.JOKER: "Joker", PointKind.GAME: "Game", PointKind.TURNUP: "turn-up", PointKind.GIFT: "gift",
+    PointKind.VOID: "void", PointKind.SETBACK: "setback", PointKind.HANG_JACK: "hang jack",
+})
 SUITS_BY_LETTER = {"C": 0, "D": 1, "H": 2, "S": 3}
 
 #: The type of each knob whose value names a rule.

@@ -20,6 +20,7 @@ Cards and hands are the integers and bit sets of :mod:`allfours_env.cards`. Stan
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from allfours_env.actions import BID_AMOUNT, HOLD, PASS, bid_action
 from allfours_env.cards import (
@@ -57,8 +58,21 @@ _HIGH, _LOW, _JACK, _HANG_JACK, _GAME, _NINE, _SETBACK = (
 _NOBODY, _SEVEN_UP_TIE = GameTieRule.NOBODY, GameTieRule.SEVEN_UP
 _NO_BLOCK, _NON_BEGGAR_3P = GiftBlock.NONE, GiftBlock.NON_BEGGAR_3P
 
-#: One award: ``(side, points, kind)``.
-Award = tuple[int, int, PointKind]
+
+class Award(NamedTuple):
+    """One award: in deal ``deal`` (0, 1, ...; redeals count) ``side`` scored ``points`` of ``kind``
+    (negative for a setback, RD18, or a voided hand, K9). The one shape of an award everywhere:
+    :meth:`HandScorer.awards` and :func:`settle` take and give it, ``Game.awards`` lists it, and it is
+    the value of an ``award`` event of the log. Its fields are in the order of a game record's award
+    objects (``{"deal", "kind", "side", "points"}``, :mod:`allfours_env.record`)."""
+
+    deal: int
+    kind: PointKind
+    side: int
+    points: int
+
+
+_new_award = tuple.__new__  # ``_new_award(Award, (deal, kind, side, points))``, faster than ``Award(...)``
 
 
 def strength_table(trump: int, led: int, joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> tuple[int, ...]:
@@ -221,8 +235,8 @@ def game_sides(rules: Rules, card_points: Sequence[int], sides: Sequence[int], d
 class HandScorer:
     """Scores a hand once its tricks are played (P7): built from what is fixed when trick play begins
     (the rules, the seats, the dealer, the trump, the cards in play (R6), and in an auction the
-    pitcher's side and contract), then :meth:`awards` takes what the tricks produced and returns
-    every award in the order they are scored (R10).
+    pitcher's side and contract, and the deal's number for its awards), then :meth:`awards` takes what
+    the tricks produced and returns every award in the order they are scored (R10).
 
     The engine scores each hand with it, and the search solver values every leaf of its tree with
     it, so both follow the same rules.
@@ -234,10 +248,10 @@ class HandScorer:
     (R8), the nine of trumps where ``nine`` is scored (RD28), the joker where ``joker`` is (RD25)."""
 
     __slots__ = ("rules", "sides", "dealer", "trump", "high", "low", "high_side", "low_side", "jack",
-                 "jack_side", "nine", "captor_cards", "pitcher_side", "contract", "_plan")
+                 "jack_side", "nine", "captor_cards", "pitcher_side", "contract", "deal", "_plan")
 
     def __init__(self, rules: Rules, sides: Sequence[int], dealer: int, trump: int,
-                 in_play: Sequence[int], pitcher_side: int = -1, contract: int = 0) -> None:
+                 in_play: Sequence[int], pitcher_side: int = -1, contract: int = 0, deal: int = 0) -> None:
         self.rules = rules
         self.sides = sides
         self.dealer = dealer
@@ -266,6 +280,7 @@ class HandScorer:
                              | ((1 << JOKER) if rule_plan.scores_joker else 0))
         self.pitcher_side = pitcher_side
         self.contract = contract
+        self.deal = deal
 
     @property
     def watched(self) -> int:
@@ -279,11 +294,12 @@ class HandScorer:
         return watched
 
     def awards(self, captured: Sequence[int], card_points: Sequence[int]) -> list[Award]:
-        """Every award of the hand as ``(side, points, kind)`` in the order they are scored:
+        """Every :class:`Award` of the hand (of deal :attr:`deal`) in the order they are scored:
         ``scoring_order`` (R7–R9, RD25, RD28) — in an auction the pitcher's side first or its setback
         (RD18). ``captured[side]`` is the bit set of cards the side won in tricks, ``card_points[side]``
         their card points (R4). Awards of 0 points are left out (docs/rules.md D10)."""
         out: list[Award] = []
+        deal, new, award = self.deal, _new_award, Award  # locals: this runs at every leaf of a search
         for kind, by_captor in self._plan:
             if kind is _HIGH or kind is _LOW:
                 high = kind is _HIGH
@@ -294,40 +310,40 @@ class HandScorer:
                     side = captor(captured, card)
                     if side < 0:
                         continue
-                out.append((side, 1, kind))
+                out.append(new(award, (deal, kind, side, 1)))
             elif kind is _JACK:
                 side = captor(captured, self.jack)
                 if side >= 0 and side == self.jack_side:  # won by the side that held it
                     if self.rules.jack_points:
-                        out.append((side, self.rules.jack_points, _JACK))
+                        out.append(new(award, (deal, _JACK, side, self.rules.jack_points)))
                 elif side >= 0:  # not in play, or in play only as a discard (K16): nobody
                     points, jack_kind = jack_award(self.rules, side, self.jack_side)
                     if points:
-                        out.append((side, points, jack_kind))
+                        out.append(new(award, (deal, jack_kind, side, points)))
             elif kind is _GAME:
                 points = self.rules.game_points
                 if points:
                     for side in game_sides(self.rules, card_points, self.sides, self.dealer):
-                        out.append((side, points, _GAME))
+                        out.append(new(award, (deal, _GAME, side, points)))
             else:  # nine (RD28) or joker (RD25): to the side that won it in a trick, else nobody
                 side = captor(captured, self.nine if kind is _NINE else JOKER)
                 if side >= 0:
-                    out.append((side, 1, kind))
+                    out.append(new(award, (deal, kind, side, 1)))
         if self.pitcher_side >= 0:
-            return pitcher_first(out, self.pitcher_side, self.contract)
+            return pitcher_first(out, self.pitcher_side, self.contract, deal)
         return out
 
 
-def pitcher_first(awards: list[Award], pitcher_side: int, contract: int) -> list[Award]:
+def pitcher_first(awards: list[Award], pitcher_side: int, contract: int, deal: int = 0) -> list[Award]:
     """RD18: if the pitcher's side made at least its contract, its awards come first (in scoring
-    order), then every other side's; if it made less, one ``setback`` of -contract comes first, its
-    awards go to nobody, then every other side's. Contract 0 (everyone passed) cannot be set back
-    (RD15)."""
-    mine = [award for award in awards if award[0] == pitcher_side]
-    others = [award for award in awards if award[0] != pitcher_side]
-    if sum(points for _, points, _ in mine) >= contract:
+    order), then every other side's; if it made less, one ``setback`` of -contract (in deal
+    ``deal``) comes first, its awards go to nobody, then every other side's. Contract 0 (everyone
+    passed) cannot be set back (RD15)."""
+    mine = [award for award in awards if award.side == pitcher_side]
+    others = [award for award in awards if award.side != pitcher_side]
+    if sum(award.points for award in mine) >= contract:
         return mine + others
-    return [(pitcher_side, -contract, _SETBACK), *others]
+    return [Award(deal, _SETBACK, pitcher_side, -contract), *others]
 
 
 def captor(captured: Sequence[int], card: int) -> int:
@@ -350,11 +366,12 @@ def card_points(cards: int) -> int:
 
 
 def settle(scores: list[int], awards: Sequence[Award], target: int) -> tuple[int, int | None]:
-    """R10: add ``awards`` (``(side, points, kind)``) to ``scores`` in order, in place, and stop at the
+    """R10: add ``awards`` (each an :class:`Award`) to ``scores`` in order, in place, and stop at the
     first that takes its side to ``target``: that side wins the game at that moment, and the hand's
     later awards are not added (a negative award never ends a game, RD2). Return ``(added, winner)``:
     how many awards were added, and the winning side or ``None``."""
-    for i, (side, points, _) in enumerate(awards):
+    for i, award in enumerate(awards):
+        side, points = award.side, award.points  # a tuple subclass unpacks slower than it reads fields
         scores[side] += points
         if points > 0 and scores[side] >= target:
             return i + 1, side

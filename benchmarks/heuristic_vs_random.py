@@ -85,8 +85,8 @@ def play_seeds(args: tuple[str, int, int, int]) -> tuple[int, int, int, int, int
             games += 1
             wins += game.winner == side
             gained = [0] * rules.num_sides
-            for _, _, who, points in game.awards:
-                gained[who] += points
+            for award in game.awards:
+                gained[award.side] += award.points
             own += gained[side]
             opp += gained[1 - side] if side == 0 else gained[0]
             hands += len(game.decks)

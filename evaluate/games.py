@@ -13,12 +13,11 @@ from typing import Any
 
 from agents.arena import play_game
 from agents.base import Agent, make_agent
-from allfours_env.actions import BEG, GIFT, HOLD, IS_AUCTION_ACTION, MAX_BID, PASS, RUN, STAND, bid_action
+from allfours_env.actions import BEG, GIFT, HOLD, MAX_BID, PASS, RUN, STAND, bid_action
 from allfours_env.cards import pack_size
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
-from allfours_env.rules import Rules, TrumpSelection
-from allfours_env.scoring import auction_result
+from allfours_env.rules import PointKind, Rules, TrumpSelection
 from allfours_env.seeding import derive_seed
 from evaluate.schedule import Table, deal_group, game_seed
 
@@ -75,8 +74,8 @@ def summarize_game(game: Game, table: Table, group: int, seating: int, index: in
     rules = game.rules
     num_sides = rules.num_sides
     awards: dict[str, list[int]] = {}
-    for _, kind, side, points in game.awards:
-        awards.setdefault(kind, [0] * num_sides)[side] += points
+    for award in game.awards:
+        awards.setdefault(award.kind, [0] * num_sides)[award.side] += award.points
     decisions = [[0] * len(DECISIONS) for _ in range(num_sides)]
     for kind, seat, value in game.log:
         if kind == EventKind.ACT and value in _DECISION_SLOT:
@@ -100,34 +99,21 @@ def summarize_game(game: Game, table: Table, group: int, seating: int, index: in
 
 def contracts_of(game: Game) -> tuple[tuple[int, int, int], ...]:
     """Per side ``(won, made, points)`` of the auctions it won with a bid in ``game`` (see
-    :class:`GameSummary`); zeros without an auction. Every hand's auction is read back from the log
-    and settled by the engine's own :func:`~allfours_env.scoring.auction_result`."""
+    :class:`GameSummary`); zeros without an auction. Every auction's outcome is read from the log: the
+    ``contract`` event the engine logs when an auction ends (the pitcher and the contract), and the
+    ``setback`` award of a contract not made (RD18)."""
     rules = game.rules
     contracts = [[0, 0, 0] for _ in range(rules.num_sides)]
-    if not rules.plan.auction:
-        return tuple(tuple(c) for c in contracts)  # type: ignore[misc]
-    bids: list[tuple[int, int]] = []
-    set_back = False
-
-    def settle_hand() -> None:
-        pitcher, contract = auction_result(bids, -1)
-        if contract:
-            tally = contracts[rules.side_of(pitcher)]
-            tally[0] += 1
-            tally[1] += not set_back
-            tally[2] += contract
-
-    for kind, seat, value in game.log:
-        if kind == EventKind.DEAL:
-            if bids:
-                settle_hand()
-            bids, set_back = [], False
-        elif kind == EventKind.ACT and IS_AUCTION_ACTION[value]:
-            bids.append((seat, value))
-        elif kind == EventKind.AWARD and value[0] == "setback":
-            set_back = True
-    if bids:
-        settle_hand()
+    if rules.plan.auction:
+        for kind, who, value in game.log:
+            if kind == EventKind.CONTRACT:
+                if value:  # contract 0 (everyone passed) is none (RD15)
+                    tally = contracts[rules.side_of(who)]
+                    tally[0] += 1
+                    tally[1] += 1
+                    tally[2] += value
+            elif kind == EventKind.AWARD and value.kind == PointKind.SETBACK:
+                contracts[value.side][1] -= 1  # not made
     return tuple(tuple(c) for c in contracts)  # type: ignore[misc]
 
 

@@ -23,17 +23,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from allfours_env.rules import PointKind, Rules, TrumpSelection
+from allfours_env.rules import EXTRA_POINT_KINDS, POINT_KIND_TITLES, Rules, TrumpSelection
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, DECISIONS_BY_SELECTION
 from evaluate.tournament import TournamentResult
 
 #: Every file :func:`save` may write, in this order.
 REPORT_FILES = ("results.json", "agents.csv", "tables.csv", "games.csv", "records.jsonl", "results.png")
-
-KIND_TITLES = {PointKind.HIGH: "High", PointKind.LOW: "Low", PointKind.JACK: "Jack", PointKind.NINE: "Nine",
-               PointKind.JOKER: "Joker", PointKind.GAME: "Game", PointKind.TURNUP: "turn-up",
-               PointKind.GIFT: "gift", PointKind.VOID: "void", PointKind.SETBACK: "setback",
-               PointKind.HANG_JACK: "hang jack"}
 
 
 def _pct(value: float | None) -> str:
@@ -60,11 +55,8 @@ def kinds_of(rules: Rules) -> tuple[str, ...]:
     """The kinds of point a game under ``rules`` can award, in the order the report shows them:
     the hand's points in scoring order (the jack's column holds the hang jack too), then the turn-up,
     the gift and a voided hand's where cards are turned up, and the setback where there is an
-    auction (docs/rules.md §8)."""
-    plan = rules.plan
-    extra = ((PointKind.TURNUP, PointKind.GIFT, PointKind.VOID) if plan.turnup
-             else (PointKind.SETBACK,) if plan.auction else ())
-    return (*rules.scoring_order, *extra)
+    auction (docs/rules.md §8; :data:`~allfours_env.rules.EXTRA_POINT_KINDS`)."""
+    return (*rules.scoring_order, *EXTRA_POINT_KINDS.get(rules.trump_selection, ()))
 
 
 def _interval_pct(value: float | None, ci: Sequence[float] | None) -> str:
@@ -134,7 +126,7 @@ def markdown(result: TournamentResult, kinds: bool = True) -> str:
     )
     shown = kinds_of(result.rules)
     by_kind = _markdown_table(
-        ["agent", *(KIND_TITLES[k] for k in shown), "total"],
+        ["agent", *(POINT_KIND_TITLES[k] for k in shown), "total"],
         [[a["agent"], *(_num(a["points_per_hand_by_kind"].get(k, 0.0)) for k in shown),
           _num(a["points_per_hand"])] for a in summary["agents"]],
         [False, *([True] * (len(shown) + 1))],

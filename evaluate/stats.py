@@ -33,16 +33,16 @@ from typing import Any
 
 import numpy as np
 
-from allfours_env.rules import PointKind
+from allfours_env.rules import POINT_KIND_ORDER, SCORED_WHERE_SCORED, PointKind
 from allfours_env.seeding import derive_seed
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, GameSummary
 from evaluate.rating import fit_ratings
 from evaluate.schedule import Table
 
-#: The point kinds every agent's numbers list (0 where none was scored), in this order; the kinds
-#: only some presets score (the nine, the joker, the setback) follow where scored, in name order.
-KINDS = (PointKind.HIGH, PointKind.LOW, PointKind.JACK, PointKind.GAME, PointKind.TURNUP, PointKind.GIFT,
-         PointKind.VOID)
+#: The point kinds every agent's numbers list (0 where none was scored): all but the kinds only some
+#: presets score (:data:`~allfours_env.rules.SCORED_WHERE_SCORED`: the joker, the nine, the setback),
+#: which are listed where scored; both in :data:`~allfours_env.rules.POINT_KIND_ORDER`.
+KINDS = tuple(kind for kind in POINT_KIND_ORDER if kind not in SCORED_WHERE_SCORED)
 BOOTSTRAP_RESAMPLES = 2000
 
 
@@ -135,7 +135,8 @@ def describe(tally: dict[str, Any], confidence: float = 0.95) -> dict[str, Any]:
     games, hands = tally["games"], tally["hands"]
     kinds = dict(tally["kinds"])
     kinds[PointKind.JACK] = kinds.get(PointKind.JACK, 0) + kinds.get(PointKind.HANG_JACK, 0)
-    order = list(KINDS) + sorted(set(kinds) - set(KINDS) - {PointKind.HANG_JACK}) + [PointKind.HANG_JACK]
+    order = [kind for kind in POINT_KIND_ORDER if kind in KINDS or kind in kinds]
+    order += sorted(set(kinds) - set(POINT_KIND_ORDER))  # none unless a pooled games.csv has others
     stand, beg, gift, run, passes, bids, holds = tally["decisions"]
     won, made, contract_points = tally["contracts"]
     return {

@@ -48,7 +48,7 @@ def play(game: Game, *moves: str) -> None:
 
 def awards_of(game: Game, deal: int = 0) -> list[tuple[str, int, int]]:
     """The awards of deal ``deal`` as (kind, side, points)."""
-    return [(kind, side, points) for d, kind, side, points in game.awards if d == deal]
+    return [(a.kind, a.side, a.points) for a in game.awards if a.deal == deal]
 
 
 @pytest.fixture
@@ -59,9 +59,9 @@ def seven_up_2p() -> Rules:
 def hand_scores(game: Game, deal: int = 0) -> list[int]:
     """Points each side scored in deal ``deal`` (plus the starting scores for deal 0)."""
     totals = list(game.initial_scores) if deal == 0 else [0] * game.num_sides
-    for d, _, side, points in game.awards:
-        if d == deal:
-            totals[side] += points
+    for award in game.awards:
+        if award.deal == deal:
+            totals[award.side] += award.points
     return totals
 
 

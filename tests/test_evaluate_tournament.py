@@ -262,7 +262,7 @@ def test_contracts_agree_with_the_engines_own_pitcher_contract_and_setbacks(seed
             contracts[len(game.decks) - 1] = (rules.side_of(game.pitcher), game.contract)
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
-    set_back = {(deal, side) for deal, kind, side, _ in game.awards if kind == "setback"}
+    set_back = {(award.deal, award.side) for award in game.awards if award.kind == "setback"}
     expected = [[0, 0, 0] for _ in range(rules.num_sides)]
     for deal, (side, contract) in contracts.items():
         if contract:

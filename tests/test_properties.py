@@ -114,7 +114,7 @@ def test_invariants_hold_at_every_decision(game_spec, knobs):
         assert game.legal_action_bits() == sum(1 << action for action in legal)
         # scores only move by an award, and every award is in the log
         assert [s - i for s, i in zip(game.scores, game.initial_scores)] == [
-            sum(p for _, _, side, p in game.awards if side == s) for s in range(game.num_sides)
+            sum(a.points for a in game.awards if a.side == s) for s in range(game.num_sides)
         ]
         assert len(game.awards) == sum(1 for kind, _, _ in game.log if kind == "award")
         awards_seen.append(len(game.awards))

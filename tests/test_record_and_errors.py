@@ -32,7 +32,7 @@ def test_record_is_json_and_replays_to_the_same_result(preset, num_players, tmp_
     again = replay(loaded)
     assert again.scores == game.scores and again.winner == game.winner
     assert again.record() == record
-    assert sum(points for _, _, _, points in game.awards) == sum(game.scores)
+    assert sum(award.points for award in game.awards) == sum(game.scores)
 
 
 def test_record_holds_every_deal_decision_and_award():

@@ -75,7 +75,7 @@ def test_rewards_wait_for_the_next_decision_and_sum_to_each_sides_points():
         points = [0, 0]
         for kind, side, value in env.aec.game.log:
             if kind == EventKind.AWARD:
-                points[side] += value[1]
+                points[side] += value.points
         assert totals == {"player_0": points[0] - points[1], "player_1": points[1] - points[0]}
 
 
@@ -86,7 +86,7 @@ def award_shares(env):
     for kind, side, value in env.aec.game.log:
         if kind == EventKind.AWARD:
             for seat, agent in enumerate(env.possible_agents):
-                totals[agent] += value[1] if rules.side_of(seat) == side else -value[1] * loser_share
+                totals[agent] += value.points if rules.side_of(seat) == side else -value.points * loser_share
     return totals
 
 

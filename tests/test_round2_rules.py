@@ -419,7 +419,7 @@ def test_RD8_RD9_every_card_is_in_play_high_ace_low_two_to_their_captors():
     for card in ("AC", "2C"):
         if last.value >> parse_card(card) & 1:
             winners[card] = last.who
-    awards = {kind: side for deal, kind, side, _ in game.awards if deal == 0}
+    awards = {a.kind: a.side for a in game.awards if a.deal == 0}
     assert awards.get("high") == winners["AC"]  # the ace of trumps, to its captor (K11 captured)
     assert awards.get("low") == winners["2C"]
 
@@ -464,7 +464,7 @@ def test_RD28_a_turned_up_nine_scores_for_nobody():
     game = stacked_game("don", 2, hands=("2C 2D 3D 4D 5D 6D", "TC 8D 9D TD JD QD"), turnup="9C")
     play(game, "1:stand")
     finish(game)
-    assert "nine" not in [kind for kind, _, _ in awards_of(game)] and game.awards[0][1] != "turnup"
+    assert "nine" not in [kind for kind, _, _ in awards_of(game)] and game.awards[0].kind != "turnup"
 
 
 def test_RD29_don_is_all_fours_otherwise_and_the_nine_is_worth_no_card_points():

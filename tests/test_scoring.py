@@ -14,6 +14,7 @@ from agents.pimc import solve_position
 from allfours_env import Game, Rules, scoring
 from allfours_env.cards import SUIT_MASKS, parse_card, parse_cards
 from allfours_env.events import Phase
+from allfours_env.scoring import Award
 from conftest import PRESET_PLAYERS
 
 
@@ -68,15 +69,18 @@ def test_R7_R8_scorer_finds_high_low_and_the_jack_holder():
     captured = [cards("TH 4C JC KC AD TD QH KH"), cards("3D 2C 5S AS")]
     points = [scoring.card_points(c) for c in captured]
     assert points == [33, 4]
-    assert scorer.awards(captured, points) == [(0, 1, "high"), (1, 1, "low"), (0, 1, "jack"), (0, 1, "game")]
+    assert scorer.awards(captured, points) == [
+        Award(0, "high", 0, 1), Award(0, "low", 1, 1), Award(0, "jack", 0, 1), Award(0, "game", 0, 1)]
+    assert all(type(award) is Award for award in scorer.awards(captured, points))
 
 
 def test_R10_settle_stops_at_the_first_award_that_reaches_the_target():
     scores = [6, 5]
-    added, winner = scoring.settle(scores, [(1, 1, "high"), (0, 1, "low"), (1, 1, "game")], 7)
+    awards = [Award(0, "high", 1, 1), Award(0, "low", 0, 1), Award(0, "game", 1, 1)]
+    added, winner = scoring.settle(scores, awards, 7)
     assert (added, winner, scores) == (2, 0, [7, 6])
     scores = [6, 6]
-    assert scoring.settle(scores, [(0, -3, "setback"), (1, 1, "high")], 7) == (2, 1)
+    assert scoring.settle(scores, [Award(0, "setback", 0, -3), Award(0, "high", 1, 1)], 7) == (2, 1)
 
 
 def test_K7_D3_gift_recipients_beggar_first():
@@ -118,7 +122,8 @@ def test_solver_legal_cards_equal_the_engines(preset, num_players):
 def test_solver_scores_its_leaves_with_the_engines_scorer(monkeypatch):
     game = next(g for g in _positions("seven_up", 2, range(20)) if sum(h.bit_count() for h in g.hands) == 2)
     side = game.sides[game.current_player]
-    monkeypatch.setattr(scoring.HandScorer, "awards", lambda self, captured, points: [(side, 3, "high")])
+    monkeypatch.setattr(scoring.HandScorer, "awards",
+                        lambda self, captured, points: [Award(0, "high", side, 3)])
     solver, position = solve_position(game, side, max_nodes=10_000)
     assert set(solver.solve(*position).values()) == {3.0}
 

@@ -176,7 +176,7 @@ def test_the_hand_cap_truncates_the_episode(preset, num_players, reward):
         assert truncated and not terminated and info["winner"] is None and game.hand_number == 2
         assert not env.action_masks().any()
         side = rules.side_of(info["seat"])
-        owed = sum(value[1] if s == side else -value[1] / (rules.num_sides - 1)
+        owed = sum(value.points if s == side else -value.points / (rules.num_sides - 1)
                    for kind, s, value in game.log if kind == EventKind.AWARD)
         assert total == pytest.approx(owed if reward == "points" else 0.0)
         with pytest.raises(RuntimeError, match="episode has ended"):

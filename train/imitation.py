@@ -87,7 +87,7 @@ def hand_returns(game: Game, rows: list[tuple]) -> list[float]:
             if kind == EventKind.DEAL or kind == EventKind.HAND_END:
                 break
             if kind == EventKind.AWARD:
-                total += value[1] if who == side else -share * value[1]
+                total += value.points if who == side else -share * value.points
         out.append(total)
     return out
 

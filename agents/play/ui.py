@@ -33,9 +33,8 @@ from allfours_env.render import (
     render_table,
     side_name,
 )
-from allfours_env.rules import PointKind
+from allfours_env.rules import POINT_KIND_ORDER
 
-_KIND_ORDER = tuple(PointKind)
 _PHASE_HELP = {
     "beg": "You are eldest: 'stand' keeps the proposed trump, 'beg' asks the dealer for another one.",
     "gift_or_run": "You are the dealer and eldest begged: 'gift' gives the point(s) and keeps the "
@@ -125,7 +124,7 @@ class TerminalGame:
                 self.write()
                 dealt = True
             elif kind == EventKind.AWARD:
-                self._scores[who] += value[1]
+                self._scores[who] += value.points
             line = describe_event(game, event, seat=self.seat)
             if line:
                 self.write(line)
@@ -250,9 +249,9 @@ class TerminalGame:
         verdict = "won" if game.winner == mine else "lost"
         lines = [f"{who} {verdict}: " + ", ".join(
             f"{side_name(game, s)} {p}" for s, p in enumerate(game.scores))]
-        kinds: dict[str, list[int]] = {kind: [0] * game.num_sides for kind in _KIND_ORDER}
-        for _, kind, side, points in game.awards:
-            kinds.setdefault(kind, [0] * game.num_sides)[side] += points
+        kinds: dict[str, list[int]] = {kind: [0] * game.num_sides for kind in POINT_KIND_ORDER}
+        for award in game.awards:
+            kinds.setdefault(award.kind, [0] * game.num_sides)[award.side] += award.points
         kinds = {kind: points for kind, points in kinds.items() if any(points)}
         if kinds:
             width = max(len(side_name(game, s)) for s in range(game.num_sides))
