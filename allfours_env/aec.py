@@ -20,9 +20,9 @@ for agent in env.agent_iter():
 | registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env`` is imported |
 
 **Creation.** ``env(preset="seven_up", num_players=2, render_mode=None, episode="game", reward=None,
-max_hands=500, **knob_overrides)``, positionally or by keyword. ``preset`` is one of ``seven_up``,
-``all_fours``, ``trinidad``, ``blind_all_fours`` (beg and run), ``california_jack``, ``shasta_sam``
-(the stock), ``auction_pitch``, ``pitch_with_joker`` (the auction) and ``don``; any knob of
+max_hands=500, render_seat=None, **knob_overrides)``, positionally or by keyword. ``preset`` is one
+of ``seven_up``, ``all_fours``, ``trinidad``, ``blind_all_fours`` (beg and run), ``california_jack``,
+``shasta_sam`` (the stock), ``auction_pitch``, ``pitch_with_joker`` (the auction) and ``don``; any knob of
 docs/rules.md §4 can be overridden by keyword (``target_points=11``). Bad values raise
 :class:`~allfours_env.rules.RulesError` naming the allowed ones. ``env()`` wraps ``raw_env`` in
 ``TerminateIllegalWrapper`` (an illegal move ends the game, the offender gets −1),
@@ -94,7 +94,11 @@ side). A seeded reset fixes everything; ``reset()`` without a seed continues the
 ``scores``, ``winner``, ``phase``, ``record`` (the JSON game record).
 
 **Rendering.** ``render_mode="ansi"``: ``render()`` returns the table as text with every hand shown
-(a spectator's view); ``"human"`` prints it after every step.
+(a spectator's view); ``"human"`` prints it after every step. ``render_seat`` (a seat number or an
+agent name, ``"player_1"``) renders that seat's view instead: its own hand and discards, the others'
+card counts only, the stock's top card only where it lies face up (no face-down card of
+``shasta_sam``) — what :mod:`allfours_env.visibility` lets that seat see (a front end showing one
+player's screen wants this). ``render()`` takes no argument either way (PettingZoo's contract).
 
 **Versions.** ``AllFours-v0`` first held seven_up, all_fours, trinidad and blind_all_fours;
 california_jack, shasta_sam, auction_pitch, pitch_with_joker and don came later, with the bid
@@ -176,9 +180,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         episode: str = "game",
         reward: str | None = None,
         max_hands: int | None = MAX_HANDS,
+        render_seat: int | str | None = None,
         **knob_overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, max_hands,
+        EzPickle.__init__(self, preset, num_players, render_mode, episode, reward, max_hands, render_seat,
                           **knob_overrides)
         super().__init__()
         self.rules = Rules.make(preset, num_players, **knob_overrides)
@@ -195,6 +200,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         if reward not in REWARDS:
             raise ValueError(f"reward={reward!r} is not allowed: use 'win' or 'points'")
         self.render_mode = render_mode
+        self.render_seat = _render_seat(render_seat, self.rules.num_players)
         self.episode = episode
         self.reward_mode = reward
         n = self.rules.num_players
@@ -401,7 +407,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render() without a render_mode; use 'ansi' or 'human'.")
             return None
-        text = render_table(self._require_game())
+        text = render_table(self._require_game(), seat=self.render_seat)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
@@ -409,6 +415,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def close(self) -> None:
         """Nothing to release (no window, no files)."""
+
+
+def _render_seat(value: int | str | None, n: int) -> int | None:
+    """``render_seat`` as a seat number (``None``: the spectator's view)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
+        seat = int(value[7:])
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        seat = int(value)
+    else:
+        seat = -1
+    if not 0 <= seat < n:
+        raise ValueError(f"render_seat must be None, a seat 0..{n - 1} or an agent name "
+                         f"'player_0'..'player_{n - 1}', got {value!r}")
+    return seat
 
 
 __all__ = ["ENV_ID", "CheckedActionWrapper", "env", "raw_env"]

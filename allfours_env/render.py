@@ -1,17 +1,21 @@
 """Text rendering of the table, from one seat's point of view or the god's-eye view.
 
 Standard library only; used by the environment's ``ansi``/``human`` render modes, the demo and the
-terminal game.
+terminal game. What an observer (a seat, or ``None`` for a spectator) sees is decided by
+:mod:`allfours_env.visibility`, not here: the table shows the hands and the stock's top card it
+allows, and the event lines describe the events as :func:`~allfours_env.visibility.visible_event`
+returns them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from allfours_env.actions import action_card, action_to_str, is_discard
+from allfours_env.actions import action_card, action_to_str
 from allfours_env.cards import JOKER, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
+from allfours_env.visibility import sees_discard, sees_hand, sees_stock_top, visible_event
 
 
 def pretty_card(card: int) -> str:
@@ -48,9 +52,14 @@ def side_name(game: Game, side: int) -> str:
 
 
 def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] | None = None) -> str:
-    """The table as text. With ``seat`` only what that seat may see (its own hand; the others'
-    card counts); with ``None`` every hand (for spectators and debugging). ``labels`` adds a note
-    after a seat's name in its row: ``{0: "you", 2: "partner"}`` → ``player_0 (you): ...``."""
+    """The table as text, as observer ``seat`` sees it (:mod:`allfours_env.visibility`). A seat's
+    view shows its own hand and only the card counts of the others' (never their cards), the
+    stock's top card only where the stock lies face up (california_jack; in shasta_sam it shows
+    "face down", RD10), its own discards of the hand and only the number of the others' (P5, D8).
+    With ``None`` (spectators, debugging) every hand, every discard and the stock's top card.
+    Public in both: scores, turn-ups, trump, bids, the trick, who is to move.
+    ``labels`` adds a note after a seat's name in its row: ``{0: "you", 2: "partner"}`` →
+    ``player_0 (you): ...``."""
     rules = game.rules
     direction = "clockwise" if rules.plan.clockwise else "anticlockwise"
     lines = [
@@ -70,7 +79,7 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
         lines.append(f"pitcher: player_{game.pitcher}, contract {game.contract}")
     if rules.plan.stock:
         left = len(game.deck) - game.pos
-        shown = left and (seat is None or rules.stock_face_up)  # RD10: face down in shasta_sam
+        shown = left and sees_stock_top(rules, seat)  # RD10: face down in shasta_sam
         top = pretty_card(game.deck[game.pos]) if shown else "face down"
         lines.append(f"stock: {left} cards" + (f", top card {top}" if left else ""))
     if game.trick_cards:
@@ -79,10 +88,16 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
         lines.append("trick: " + ", ".join(played))
     for s in range(game.n):
         marker = "→" if s == game.current_player else " "
-        if seat is None or s == seat:
+        if sees_hand(s, seat):
             hand = pretty_cards(game.hands[s])
         else:
             hand = f"{game.hands[s].bit_count()} cards"
+        dropped = game.discards[s]
+        if dropped:
+            if sees_discard(s, seat):
+                hand += f"   discarded: {pretty_cards(dropped)}"
+            else:
+                hand += f"   discarded {dropped.bit_count()} cards"
         label = f" ({labels[s]})" if labels and s in labels else ""
         lines.append(f"{marker} player_{s}{label}: {hand}")
     if game.is_over:
@@ -91,15 +106,17 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
 
 
 def describe_event(game: Game, event: Event, seat: int | None = None) -> str | None:
-    """One line for a log event as ``seat`` may see it (other players' discards are secret), or
-    ``None`` for events not worth a line."""
-    kind, who, value = event
+    """One line for a log event as observer ``seat`` sees it (``None``: a spectator, everything), or
+    ``None`` for events not worth a line. The event is filtered by
+    :func:`~allfours_env.visibility.visible_event` first: another player's discard reads "discards a
+    card" (P5), a draw this seat does not see "draws a card" (RD10)."""
+    kind, who, value = visible_event(event, seat, game.rules)
     if kind == EventKind.DEAL:
         return f"— deal {value + 1}: player_{who} deals —"
     if kind == EventKind.TURNUP:
         return f"player_{who} turns up {pretty_card(value)}"
     if kind == EventKind.ACT:
-        if is_discard(value) and seat is not None and who != seat:
+        if value is None:  # another player's discard (P5)
             return f"player_{who} discards a card"
         return f"player_{who}: {pretty_action(value)}"
     if kind == EventKind.CONTRACT:  # the auction is over (RD13–RD15)
@@ -109,9 +126,9 @@ def describe_event(game: Game, event: Event, seat: int | None = None) -> str | N
     if kind == EventKind.TRICK:
         return f"player_{who} wins the trick"
     if kind == EventKind.DRAW:  # RD10: a face-down draw is seen by its drawer only
-        if seat is None or who == seat or game.rules.stock_face_up:
-            return f"player_{who} draws {pretty_card(value)}"
-        return f"player_{who} draws a card"
+        if value is None:
+            return f"player_{who} draws a card"
+        return f"player_{who} draws {pretty_card(value)}"
     if kind == EventKind.AWARD:
         return f"{side_name(game, who)} scores {value.points:+d} ({value.kind})"
     if kind == EventKind.THROWN_IN:

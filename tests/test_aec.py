@@ -59,6 +59,7 @@ from allfours_env.observation import (
     rules_features,
     selection_and_pack_features,
 )
+from allfours_env.render import render_table
 from conftest import ALL_PRESET_PLAYERS, PRESET_PLAYERS
 
 NC = 53
@@ -479,6 +480,22 @@ def test_render_ansi_shows_the_table_and_none_mode_warns():
         warnings.simplefilter("always")
         assert quiet.render() is None
     assert caught
+
+
+@pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
+def test_render_seat_keeps_the_render_contract_and_hides_the_other_hands(preset, num_players, capsys):
+    seat = num_players - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        render_test(lambda render_mode=None: allfours_env.env(
+            preset=preset, num_players=num_players, render_mode=render_mode, render_seat=seat))
+    capsys.readouterr()
+    env = allfours_env.raw_env(preset, num_players, render_mode="ansi", render_seat=f"player_{seat}")
+    env.reset(seed=1)
+    text = env.render()
+    for other in range(num_players - 1):
+        assert f"player_{other}: {env.game.hands[other].bit_count()} cards" in text
+    assert text == render_table(env.game, seat=seat) and text != render_table(env.game)
 
 
 def test_reading_state_before_reset_is_a_clear_error():

@@ -3,9 +3,10 @@ legal moves as the human's seat may see them, reads lines until one is a legal m
 (:mod:`agents.play.moves` says what a line means) and lets the bots decide for the other seats.
 
 What is shown comes from :func:`allfours_env.render.render_table` and
-:func:`allfours_env.render.describe_event` with the human's seat: their hand, the turn-ups, the current
-trick, trump, scores, everyone's card counts and the public history of the hand — never another
-player's cards or discards, nor the stock.
+:func:`allfours_env.render.describe_event` with the human's seat, fed the log through
+:func:`allfours_env.visibility.seen_events` (the one filter of who sees what): their hand, the
+turn-ups, the current trick, trump, scores, everyone's card counts and the public history of the
+hand — never another player's cards or discards, nor the stock.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from allfours_env.render import (
     side_name,
 )
 from allfours_env.rules import POINT_KIND_ORDER
+from allfours_env.visibility import seen_events
 
 _PHASE_HELP = {
     "beg": "You are eldest: 'stand' keeps the proposed trump, 'beg' asks the dealer for another one.",
@@ -118,7 +120,7 @@ class TerminalGame:
         """Describe every log event not yet shown, as the player's seat may see it."""
         game = self.game
         dealt = False
-        for event in game.log[self.shown:]:
+        for event in seen_events(game.log[self.shown:], self.seat, game.rules):
             kind, who, value = event
             if kind == EventKind.DEAL:
                 self.write()
@@ -137,7 +139,9 @@ class TerminalGame:
 
     def hand_history(self) -> str:
         """The current hand so far, as the player's seat saw it."""
-        lines = [describe_event(self.game, event, seat=self.seat) for event in self.game.hand_log()]
+        game = self.game
+        lines = [describe_event(game, event, seat=self.seat)
+                 for event in seen_events(game.hand_log(), self.seat, game.rules)]
         return "\n".join(line for line in lines if line)
 
     def moves(self) -> list[int]:
