@@ -122,14 +122,8 @@ class HandSolver:
         legal = follow_plays(hand, led, self.trump, self.trump_mask, strength, best, self.undertrump_banned)
         return legal
 
-    def solve(
-        self,
-        hands: list[int],
-        to_move: int,
-        trick: list[tuple[int, int]],
-        captured: list[int],
-        points: list[int],
-    ) -> dict[int, float]:
+    def solve(self, hands: list[int], to_move: int, trick: list[tuple[int, int]], captured: list[int],
+              points: list[int]) -> dict[int, float]:
         """The value of every legal card of ``to_move``.
 
         Exact when the whole hand fits the node budget; otherwise the values of the deepest
@@ -139,14 +133,8 @@ class HandSolver:
         self._load(hands, captured, points, trick)
         return self._deepening(lambda: self._root_values(legal, to_move, trick, hands), hands)
 
-    def value(
-        self,
-        hands: list[int],
-        to_move: int,
-        trick: list[tuple[int, int]],
-        captured: list[int],
-        points: list[int],
-    ) -> float:
+    def value(self, hands: list[int], to_move: int, trick: list[tuple[int, int]], captured: list[int],
+              points: list[int]) -> float:
         """The minimax value of the position for the solving side (same budget rules as
         :meth:`solve`)."""
         self._load(hands, captured, points, trick)
