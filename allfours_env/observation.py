@@ -405,16 +405,18 @@ class SeatEncoder:
         """RD6, RD10: a card drawn from the stock; seen by all with a face-up stock, else by its
         drawer only — a hidden draw may bring any suit, so the drawer's known voids end."""
         mv = self._mv
+        voids = self._voids
         self._held[rel] += 1
         mv[HAND_SIZE + rel] = self._held[rel] / MAX_TRICKS
-        if self._voids.draw(rel):  # not seen: the voids it knew of the drawer are over
+        if voids.hidden_draw[rel]:  # VoidTracker.draw inlined: not seen, the drawer's voids are over
+            voids.suits[rel] = 0
             for suit in range(4):
                 mv[VOIDS + 4 * rel + suit] = 0.0
         else:
             mv[DRAWN + rel * NUM_CARD_IDS + card] = 1.0
             self._known[rel] |= 1 << card
             suit = card // NUM_RANKS
-            if self._voids.suits[rel] >> suit & 1:  # D17: off while it holds a seen card of the suit
+            if voids.suits[rel] >> suit & 1:  # D17: off while it holds a seen card of the suit
                 mv[VOIDS + 4 * rel + suit] = 0.0
 
     def _on_known_played(self, rel: int, card: int) -> None:

@@ -143,21 +143,22 @@ class VoidTracker:
     drawer's hand (RD10, D17); one it sees changes nothing (what the seat showed stays true of the
     cards it held, and the card drawn is known apart).
 
-    ``table`` (the :func:`void_suits` of the trick under way; all :data:`LEADS` before its lead) and
-    ``led`` are public so that a hot loop may inline :meth:`play` (the observation encoder does)."""
+    ``table`` (the :func:`void_suits` of the trick under way; all :data:`LEADS` before its lead),
+    ``led`` and ``hidden_draw`` (by index: whether the observer misses that seat's draws) are public
+    so that a hot loop may inline :meth:`play` and :meth:`draw` (the observation encoder does)."""
 
-    __slots__ = ("suits", "led", "trump", "table", "_hidden_draw", "_leads")
+    __slots__ = ("suits", "led", "trump", "table", "hidden_draw", "_leads")
 
     def __init__(self, rules: Rules, observer: int | None, seats: Sequence[int] | None = None) -> None:
         if seats is None:
             seats = range(rules.num_players)
-        self._hidden_draw = tuple(not sees_draw(rules, seat, observer) for seat in seats)
+        self.hidden_draw = tuple(not sees_draw(rules, seat, observer) for seat in seats)
         self._leads = _lead_tables(rules.joker_lead_trump)
         self.new_hand()
 
     def new_hand(self) -> None:
         """A new deal: nothing is known yet, and trump is not fixed."""
-        self.suits = [0] * len(self._hidden_draw)
+        self.suits = [0] * len(self.hidden_draw)
         self.trump = -1
         self.trick()
 
@@ -186,7 +187,7 @@ class VoidTracker:
     def draw(self, i: int) -> bool:
         """Seat ``i`` drew from the stock; True where the observer did not see the card, which ends
         everything it knew of that seat's voids (RD10)."""
-        if self._hidden_draw[i]:
+        if self.hidden_draw[i]:
             self.suits[i] = 0
             return True
         return False
