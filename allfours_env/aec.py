@@ -388,7 +388,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     @property
     def phase(self) -> str:
-        """The engine's phase: beg, gift_or_run, discard, play, hand_over or game_over."""
+        """The engine's phase: beg, gift_or_run, bid, discard, play, hand_over or game_over."""
         return self._require_game().phase_name
 
     @property

@@ -25,7 +25,7 @@ kind           who                      value
 =============  =======================  ==================================================
 
 The log is the god's-eye view (it holds every discard): observers must filter it
-(:mod:`allfours_env.knowledge`).
+(:mod:`allfours_env.visibility`).
 """
 
 from __future__ import annotations

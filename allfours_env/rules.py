@@ -31,14 +31,22 @@ class RulesError(ValueError):
 # compares members, so that a misspelt value is an AttributeError, never a silent False.
 
 
-class Direction(StrEnum):
+class RuleValue(StrEnum):
+    """A value that names a rule (a knob's value, a kind of point): it equals, prints and reprs as
+    its text, so that records, configs and printed awards read as they always did."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Direction(RuleValue):
     """K3: the way the deal, the bidding and the play pass around the table."""
 
     CW = "cw"
     CCW = "ccw"
 
 
-class TrumpSelection(StrEnum):
+class TrumpSelection(RuleValue):
     """K4: how trump is chosen — a turned-up card (beg and run), the first card led, the top card of
     the stock, or an auction."""
 
@@ -48,21 +56,21 @@ class TrumpSelection(StrEnum):
     AUCTION = "auction"
 
 
-class RunTurnupScoring(StrEnum):
+class RunTurnupScoring(RuleValue):
     """K6: which cards turned up while running score for the dealer."""
 
     ONLY_IF_SETS_TRUMP = "only_if_sets_trump"
     EVERY_TURNUP = "every_turnup"
 
 
-class GiftRecipients(StrEnum):
+class GiftRecipients(RuleValue):
     """K7: who scores the gift."""
 
     ALL_DEALER_OPPONENTS = "all_dealer_opponents"
     BEGGAR_SIDE = "beggar_side"
 
 
-class GiftBlock(StrEnum):
+class GiftBlock(RuleValue):
     """K8: when the dealer may not gift and must run."""
 
     NON_BEGGAR_3P = "non_beggar_3p"
@@ -70,28 +78,28 @@ class GiftBlock(StrEnum):
     NONE = "none"
 
 
-class ExhaustedDeckRule(StrEnum):
+class ExhaustedDeckRule(RuleValue):
     """K9: what a deal that runs out of cards while running does."""
 
     REDEAL_KEEP = "redeal_keep"
     REDEAL_VOID = "redeal_void"
 
 
-class DiscardAfterRun(StrEnum):
+class DiscardAfterRun(RuleValue):
     """K10: whether the players discard down to the hand size after a run."""
 
     TO_HAND_SIZE = "to_hand_size"
     NONE = "none"
 
 
-class PointRule(StrEnum):
+class PointRule(RuleValue):
     """K11: whether High (or Low) scores for the side that held it or the side that captured it."""
 
     HELD = "held"
     CAPTURED = "captured"
 
 
-class GameTieRule(StrEnum):
+class GameTieRule(RuleValue):
     """K13: who scores Game when the card points tie."""
 
     SEVEN_UP = "seven_up"
@@ -99,21 +107,21 @@ class GameTieRule(StrEnum):
     NON_DEALER = "non_dealer"
 
 
-class Undertrump(StrEnum):
+class Undertrump(RuleValue):
     """K15: whether a follower may play a trump lower than the trick's best trump."""
 
     ALLOWED = "allowed"
     BANNED_UNLESS_NO_CHOICE = "banned_unless_no_choice"
 
 
-class JokerRank(StrEnum):
+class JokerRank(RuleValue):
     """RD22: where the joker ranks among the trumps."""
 
     SECOND_HIGHEST = "second_highest"
     LOWEST = "lowest"
 
 
-class PointKind(StrEnum):
+class PointKind(RuleValue):
     """Every kind of point an award can be (docs/rules.md §8): the turn-up and the gift (P1, P3),
     the hand's points after its last trick (R7–R9, RD25, RD28), a voided hand (K9) and a setback
     (RD18)."""
