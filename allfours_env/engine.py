@@ -725,7 +725,7 @@ class Game:
         lists, ``decks``, is told by its first item: each list of the engine holds one kind of
         item), a list held by two slots (``deck`` is ``decks[-1]``) as one list; the RNG anew with
         its state. Every other value is immutable (ints, tuples, enums, the frozen rules) and is
-        shared. tests/test_engine.py checks that every slot holds one of these."""
+        shared. tests/allfours_env/test_engine.py checks that every slot holds one of these."""
         return self._copy(None)
 
     def _copy(self, rng: random.Random | None) -> Game:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from agents.base import Agent
@@ -15,14 +17,26 @@ PRESET_PLAYERS = [
     ("trinidad", 2), ("trinidad", 4),
     ("blind_all_fours", 2), ("blind_all_fours", 3), ("blind_all_fours", 4),
 ]
-#: The round-2 presets with every player count they allow (docs/rules.md §4).
-ROUND2_PRESET_PLAYERS = [
+#: The stock, auction and don presets with every player count they allow (docs/rules.md §4).
+STOCK_AUCTION_PRESET_PLAYERS = [
     ("california_jack", 2), ("shasta_sam", 2),
     ("auction_pitch", 2), ("auction_pitch", 3), ("auction_pitch", 4),
     ("pitch_with_joker", 3), ("pitch_with_joker", 4),
     ("don", 2), ("don", 3), ("don", 4),
 ]
-ALL_PRESET_PLAYERS = PRESET_PLAYERS + ROUND2_PRESET_PLAYERS
+ALL_PRESET_PLAYERS = PRESET_PLAYERS + STOCK_AUCTION_PRESET_PLAYERS
+
+
+def random_game(preset: str, num_players: int, seed: int, decisions: int = 10_000) -> Game:
+    """A game of uniformly random legal play from ``seed``, stopped at its end or after
+    ``decisions`` decisions (random bidders may never reach the target of an auction preset)."""
+    game = Game(Rules.make(preset, num_players), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game
 
 
 def stacked_game(preset="seven_up", num_players=2, *, dealer=0, hands, turnup=None, runs=(),

@@ -20,7 +20,7 @@ from agents.policy_file import OBS_LAYOUT, read_metadata
 from allfours_env import Rules
 from allfours_env.observation import OBS_SIZE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "agents" / "policies" / "seven_up_2p.npz"
 GOLDEN = ROOT / "tests" / "golden" / "shipped_policy_actions.npz"
 SEVEN_UP_2P = {"preset": "seven_up", "num_players": 2, "knobs": {}}

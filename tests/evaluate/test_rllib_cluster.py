@@ -42,7 +42,7 @@ def test_a_failing_game_on_ray_stops_the_run_naming_the_game(monkeypatch):
     from evaluate import Tournament
 
     # the Ray workers import FailingAgent's module (conftest) from the tests folder
-    tests = str(Path(__file__).parent)
+    tests = str(Path(__file__).resolve().parents[1])
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")])))
     tournament = Tournament([FailingAgent(stop=3), "random"], games=20, seed=3)
     result = tournament.run(backend="ray", workers=2, on_error="stop")

@@ -498,7 +498,7 @@ def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable
     """Ctrl-C in a terminal goes to every process of the group: the trainer and its environment
     workers (n_envs=2: SubprocVecEnv). It used to end in a second traceback from closing the
     workers and exit 1; now the promised line and 130, and the run resumes."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     out = tmp_path / "run"
     tiny = ["total_timesteps=1000000", "n_envs=2", "ppo.n_steps=128", "ppo.batch_size=64", "ppo.n_epochs=1",
             "ppo.net_arch=[16]", "eval.every=256", "eval.games=2", "eval.final_games=2", "eval.workers=1",

@@ -16,7 +16,7 @@ from train.checkpoints import find
 from train.curve import read_curve
 from train.runs import drop_torn_checkpoint, is_run
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "agents" / "policies" / "seven_up_2p"
 TINY = ["total_timesteps=512", "n_envs=1", "ppo.n_steps=256", "ppo.batch_size=64", "ppo.n_epochs=1",
         "ppo.net_arch=[16]", "eval.every=256", "eval.games=2", "eval.final_games=2", "eval.workers=1",

@@ -13,7 +13,7 @@ from allfours_env.cards import parse_card
 from allfours_env.engine import stack_deck
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import TURNUP_ONLY_KNOBS
-from conftest import PRESET_PLAYERS, ROUND2_PRESET_PLAYERS, play, stacked_game
+from conftest import PRESET_PLAYERS, STOCK_AUCTION_PRESET_PLAYERS, play, stacked_game
 
 
 def decide(game, seat=None):
@@ -39,8 +39,8 @@ def test_plays_only_legal_actions_in_whole_games(preset, num_players):
         assert game.is_over
 
 
-@pytest.mark.parametrize(("preset", "num_players"), ROUND2_PRESET_PLAYERS)
-def test_plays_only_legal_actions_in_whole_round2_games(preset, num_players):
+@pytest.mark.parametrize(("preset", "num_players"), STOCK_AUCTION_PRESET_PLAYERS)
+def test_plays_only_legal_actions_in_whole_stock_and_auction_games(preset, num_players):
     """The auction (bids, holds, the pitch, the joker), the stock's draws and don's nine: whole games
     against random (every seating) and itself end with a winner, every action legal."""
     rules = Rules.make(preset, num_players)

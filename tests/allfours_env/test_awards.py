@@ -20,19 +20,9 @@ from allfours_env.rules import (
     TrumpSelection,
 )
 from allfours_env.scoring import Award
-from conftest import PRESET_PLAYERS, ROUND2_PRESET_PLAYERS
+from conftest import PRESET_PLAYERS, STOCK_AUCTION_PRESET_PLAYERS, random_game
 
-ALL_PRESET_PLAYERS = PRESET_PLAYERS + ROUND2_PRESET_PLAYERS
-
-
-def _random_game(preset: str, players: int, seed: int, max_decisions: int = 3000) -> Game:
-    game = Game(Rules.make(preset, players), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(max_decisions):
-        if game.is_over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+ALL_PRESET_PLAYERS = PRESET_PLAYERS + STOCK_AUCTION_PRESET_PLAYERS
 
 
 def test_every_point_kind_is_listed_once_and_has_a_title():
@@ -46,7 +36,7 @@ def test_every_point_kind_is_listed_once_and_has_a_title():
 
 @pytest.mark.parametrize("preset, players", ALL_PRESET_PLAYERS)
 def test_awards_are_one_shape_in_the_game_the_log_and_the_record(preset, players):
-    game = _random_game(preset, players, seed=3)
+    game = random_game(preset, players, seed=3, decisions=3000)
     logged = [value for kind, _, value in game.log if kind == EventKind.AWARD]
     assert logged == game.awards and all(type(award) is Award for award in logged)
     deal = -1
@@ -91,5 +81,5 @@ def test_the_contract_is_logged_when_the_auction_ends(preset, players):
 @pytest.mark.parametrize("preset, players", [p for p in ALL_PRESET_PLAYERS
                                              if Rules.make(*p).trump_selection != TrumpSelection.AUCTION])
 def test_no_contract_without_an_auction(preset, players):
-    game = _random_game(preset, players, seed=5)
+    game = random_game(preset, players, seed=5, decisions=3000)
     assert not [e for e in game.log if e.kind == EventKind.CONTRACT]

@@ -1,5 +1,5 @@
-"""The round-2 presets (docs/rules.md §4): the auction (RD13–RD20), the joker (RD21–RD27), the stock
-(RD4–RD12), don's nine (RD28–RD29), their knobs (RD30), and the worked examples E7–E9.
+"""The stock, auction, joker and don presets (docs/rules.md §4): the auction (RD13–RD20), the joker
+(RD21–RD27), the stock (RD4–RD12), don's nine (RD28–RD29), their knobs (RD30), and the worked examples E7–E9.
 
 Seats: with 3 players A = player_0 is eldest, B = player_1, C = player_2 deals (turn order A → B → C);
 with 2 players player_0 deals and player_1 is eldest.
@@ -37,7 +37,7 @@ def finish(game: Game, rng_seed: int = 0) -> None:
 
 # ---------------------------------------------------------------- RD30: the knobs of the presets
 
-ROUND2_TABLE = {
+LATER_TABLE = {
     "california_jack": dict(players=(2,), trump_selection="stock_top", high_rule="captured",
                             low_rule="captured", game_tie_rule="seven_up", target_points=10,
                             scoring_order=("high", "low", "jack", "game"), stock_face_up=True, joker=False),
@@ -57,10 +57,10 @@ ROUND2_TABLE = {
 }
 
 
-@pytest.mark.parametrize("preset", sorted(ROUND2_TABLE))
-def test_RD30_RD3_round2_presets_match_the_knob_table_partnerships_included(preset):
-    rules = Rules.make(preset, ROUND2_TABLE[preset]["players"][-1])
-    for knob, value in ROUND2_TABLE[preset].items():
+@pytest.mark.parametrize("preset", sorted(LATER_TABLE))
+def test_RD30_RD3_stock_auction_and_don_presets_match_the_knob_table_partnerships_included(preset):
+    rules = Rules.make(preset, LATER_TABLE[preset]["players"][-1])
+    for knob, value in LATER_TABLE[preset].items():
         assert getattr(rules, knob) == value, knob
 
 
@@ -78,14 +78,14 @@ def test_RD30_RD3_round2_presets_match_the_knob_table_partnerships_included(pres
     ("california_jack", dict(players=(2, 3)), None),
     ("seven_up", dict(scoring_order=("high", "low", "jack", "nine", "nine")), "scoring_order must list"),
 ])
-def test_RD30_round2_knobs_are_validated(preset, knobs, message):
+def test_RD30_stock_auction_and_joker_knobs_are_validated(preset, knobs, message):
     if message is None:  # K1 widened, but the stock needs two players (RD6)
         with pytest.raises(RulesError, match="'stock_top' is played by 2 players"):
             Rules.make(preset, 3, **knobs)
         return
     with pytest.raises(RulesError, match=message):
-        Rules.make(preset, Rules.make(preset, ROUND2_TABLE.get(preset, {"players": (3,)})["players"][-1]
-                                      if preset in ROUND2_TABLE else 2).num_players, **knobs)
+        Rules.make(preset, Rules.make(preset, LATER_TABLE.get(preset, {"players": (3,)})["players"][-1]
+                                      if preset in LATER_TABLE else 2).num_players, **knobs)
 
 
 @pytest.mark.parametrize("preset", ["california_jack", "shasta_sam"])

@@ -20,7 +20,7 @@ from allfours_env import replay
 from conftest import FailingAgent, run_cli
 from evaluate.__main__ import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(args, capsys):

@@ -33,19 +33,9 @@ from allfours_env.visibility import (
     visible_event,
     void_suits,
 )
-from conftest import ALL_PRESET_PLAYERS, play, stacked_game
+from conftest import ALL_PRESET_PLAYERS, play, random_game, stacked_game
 
 ACT, DRAW = EventKind.ACT, EventKind.DRAW
-
-
-def random_game(preset: str, num_players: int, seed: int, decisions: int = 10_000) -> Game:
-    game = Game(Rules.make(preset, num_players), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(decisions):
-        if game.is_over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    return game
 
 
 # ---------------------------------------------------------------- the filter
@@ -306,16 +296,6 @@ def test_knowledge_and_the_observation_agree_on_the_voids_play_revealed(preset, 
                         assert whole
                     elif whole and not seen[other] & SUIT_MASKS[suit]:
                         assert game.rules.plan.undertrump_banned  # K15 only, not R3
-
-
-def test_known_voids_uses_the_tracker_and_adds_K15():
-    game = stacked_game("seven_up", 3, hands=("2S 3S 4S 7S 8S 9S", "5H 2C 3C 4C 5C 6C",
-                                             "QS 7C 8C 9C TC JC"), turnup="6S",
-                        undertrump="banned_unless_no_choice")
-    play(game, "1:stand", "1:play 5H", "2:play QS", "0:play 2S")
-    voids = known_voids(game)
-    assert voids[0] & SUIT_MASKS[2] == SUIT_MASKS[2]  # R3 via the tracker: no hearts
-    assert not voids[0] >> parse_card("TS") & 1 and voids[0] >> parse_card("KS") & 1  # K15
 
 
 def test_RD10_the_observers_own_draw_keeps_its_knowledge_in_known_voids():

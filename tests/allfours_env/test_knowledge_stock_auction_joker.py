@@ -1,5 +1,5 @@
-"""What each seat may know in the round-2 presets (RD10, RD13, RD21): observations and the bots'
-knowledge never hold a card hidden from the seat — the stock below its face-up top, a face-down
+"""What each seat may know with a stock, an auction or the joker (RD10, RD13, RD21): observations
+and the bots' knowledge never hold a card hidden from the seat — the stock below its face-up top, a face-down
 draw, the face-down top card's rank, another hand, an auction's unused cards."""
 
 from __future__ import annotations
