@@ -116,7 +116,7 @@ def solve_position(game: Game, side: int, max_nodes: int) -> tuple[HandSolver, t
     """A solver for ``game`` (in trick play) and the current position in its terms."""
     solver = HandSolver(game, side, max_nodes=max_nodes)
     n = game.n
-    leader = (game.current_player - len(game.trick_cards)) % n
+    leader = game.trick_leader
     trick = [((leader + i) % n, card) for i, card in enumerate(game.trick_cards)]
     position = (list(game.hands), game.current_player, trick, list(game.captured),
                 list(game.captured_points))

@@ -268,6 +268,11 @@ class Game:
         return self.phase == GAME_OVER
 
     @property
+    def trick_leader(self) -> int:
+        """The seat that led the current trick (the seat to lead when the trick is empty, P6)."""
+        return (self.current_player - len(self.trick_cards)) % self.n
+
+    @property
     def phase_name(self) -> str:
         """The current phase: ``bid``, ``beg``, ``gift_or_run``, ``discard``, ``play``, ``game_over``
         or ``hand_over`` (only with ``stop_after_hand``)."""

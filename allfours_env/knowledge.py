@@ -147,8 +147,7 @@ class SeatView:
     @property
     def trick_leader(self) -> int:
         """The seat that led the current trick (the seat to lead when the trick is empty)."""
-        game = self._game
-        return (game.current_player - len(game.trick_cards)) % game.n
+        return self._game.trick_leader
 
     def gift_recipients(self) -> list[int]:
         """The sides a gift would score for in this hand, in award order (K7; public)."""

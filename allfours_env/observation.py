@@ -447,7 +447,7 @@ class SeatEncoder:
             mv[PHASE + phase] = 1.0
             self._phase = phase
         mover = game.current_player
-        turn = -1 if mover < 0 else (mover - seat) % n + 4 * ((mover - len(game.trick_cards) - seat) % n)
+        turn = -1 if mover < 0 else (mover - seat) % n + 4 * ((game.trick_leader - seat) % n)
         if turn != self._turn:
             if self._turn >= 0:
                 mv[TO_MOVE + self._turn % 4] = 0.0

@@ -44,6 +44,7 @@ from allfours_env.cards import card_str
 from allfours_env.engine import Game, IllegalActionError
 from allfours_env.events import EventKind
 from allfours_env.rules import Rules, RulesError
+from allfours_env.values import is_whole
 
 RECORD_FORMAT = "allfours-record/2"
 #: Formats :func:`replay` reads: version 1 lacks the knobs of the stock, the auction and the joker in
@@ -135,10 +136,6 @@ def replay(record: RecordSource) -> Game:
     return game
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _is_list(test):
     return lambda value: isinstance(value, list) and all(test(item) for item in value)
 
@@ -146,16 +143,16 @@ def _is_list(test):
 #: Each field of a record, whether it may be null, the test of its value and what that value is.
 _FIELDS: dict[str, tuple[bool, Any, str]] = {
     "rules": (False, lambda v: isinstance(v, Mapping), "an object of knobs"),
-    "seed": (True, _is_int, "an integer or null"),
-    "first_dealer": (False, _is_int, "a seat number"),
-    "initial_scores": (True, _is_list(_is_int), "a list of integers or null"),
+    "seed": (True, is_whole, "an integer or null"),
+    "first_dealer": (False, is_whole, "a seat number"),
+    "initial_scores": (True, _is_list(is_whole), "a list of integers or null"),
     "deals": (False, _is_list(lambda d: isinstance(d, Mapping) and isinstance(d.get("deck"), list)),
               'a list of {"dealer": ..., "deck": [...]} objects'),
-    "decisions": (False, _is_list(lambda d: isinstance(d, list) and len(d) == 2 and _is_int(d[0])
+    "decisions": (False, _is_list(lambda d: isinstance(d, list) and len(d) == 2 and is_whole(d[0])
                                   and isinstance(d[1], str)), 'a list of [seat, "action"] pairs'),
     "awards": (False, _is_list(lambda a: isinstance(a, Mapping)), "a list of award objects"),
-    "scores": (False, _is_list(_is_int), "a list of integers"),
-    "winner": (True, _is_int, "a side number or null"),
+    "scores": (False, _is_list(is_whole), "a list of integers"),
+    "winner": (True, is_whole, "a side number or null"),
 }
 
 

@@ -83,7 +83,7 @@ def render_table(game: Game, seat: int | None = None, labels: Mapping[int, str] 
         top = pretty_card(game.deck[game.pos]) if shown else "face down"
         lines.append(f"stock: {left} cards" + (f", top card {top}" if left else ""))
     if game.trick_cards:
-        leader = (game.current_player - len(game.trick_cards)) % game.n
+        leader = game.trick_leader
         played = [f"player_{(leader + i) % game.n} {pretty_card(c)}" for i, c in enumerate(game.trick_cards)]
         lines.append("trick: " + ", ".join(played))
     for s in range(game.n):

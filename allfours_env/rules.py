@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from allfours_env.actions import MAX_BID
 from allfours_env.cards import RANKS
+from allfours_env.values import is_whole
 
 if TYPE_CHECKING:
     from allfours_env.plan import RulePlan
@@ -493,10 +494,6 @@ def _normalise(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _validate(rules: Rules) -> None:
     """Raise ``RulesError`` for the first knob value the engine cannot play (docs/rules.md §4)."""
     for name, allowed in CHOICES.items():
@@ -509,10 +506,10 @@ def _validate(rules: Rules) -> None:
     if (
         not isinstance(players, tuple)
         or not players
-        or not all(_is_int(p) and 2 <= p <= 4 for p in players)
+        or not all(is_whole(p) and 2 <= p <= 4 for p in players)
     ):
         raise RulesError(f"players={players!r} must be a non-empty list of player counts from 2 to 4")
-    if not _is_int(rules.num_players) or rules.num_players not in players:
+    if not is_whole(rules.num_players) or rules.num_players not in players:
         stock = rules.trump_selection == TrumpSelection.STOCK_TOP
         widen = ("a game with a stock is for 2 players only: the winner of a trick draws, then the loser, RD6"
                  if stock else "the knob players, K1, allows other counts")
@@ -525,16 +522,16 @@ def _validate(rules: Rules) -> None:
             raise RulesError(f"{name} must be True or False, got {getattr(rules, name)!r}")
     for name in ("gift_points", "jack_points", "hang_jack_points", "game_points"):
         value = getattr(rules, name)
-        if not _is_int(value) or value < 0:
+        if not is_whole(value) or value < 0:
             raise RulesError(f"{name} must be a whole number of points >= 0, got {value!r}")
-    if not _is_int(rules.target_points) or rules.target_points < 1:
+    if not is_whole(rules.target_points) or rules.target_points < 1:
         raise RulesError(f"target_points must be a whole number >= 1, got {rules.target_points!r}")
     if not isinstance(rules.turnup_scores, tuple) or not all(
         isinstance(pair, tuple)
         and len(pair) == 2
         and pair[0] in RANKS
         and len(pair[0]) == 1
-        and _is_int(pair[1])
+        and is_whole(pair[1])
         and pair[1] > 0
         for pair in rules.turnup_scores
     ):
@@ -544,7 +541,7 @@ def _validate(rules: Rules) -> None:
         )
     if len({rank for rank, _ in rules.turnup_scores}) != len(rules.turnup_scores):
         raise RulesError(f"turnup_scores names a rank twice: {rules.turnup_scores!r}")
-    if not _is_int(rules.hand_size) or rules.hand_size not in (3, 6, 9):
+    if not is_whole(rules.hand_size) or rules.hand_size not in (3, 6, 9):
         raise RulesError(
             f"hand_size must be 3, 6 or 9 (dealt in packets of 3, R11), got {rules.hand_size!r}"
         )
@@ -562,7 +559,7 @@ def _validate(rules: Rules) -> None:
     for name in ("stock_face_up", "dealer_may_hold", "joker"):
         if not isinstance(getattr(rules, name), bool):
             raise RulesError(f"{name} must be True or False, got {getattr(rules, name)!r}")
-    if not _is_int(rules.bid_max) or not 1 <= rules.bid_max <= MAX_BID:
+    if not is_whole(rules.bid_max) or not 1 <= rules.bid_max <= MAX_BID:
         raise RulesError(f"bid_max must be a whole number from 1 to {MAX_BID} (the bid actions), "
                          f"got {rules.bid_max!r}")
     if rules.joker and rules.trump_selection not in (TrumpSelection.AUCTION, TrumpSelection.FIRST_LEAD):

@@ -30,7 +30,7 @@ def _case_id(case: dict) -> str:
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
-def test_round1_games_are_unchanged(case):
+def test_the_golden_games_are_unchanged(case):
     n = case["players"]
     players = [make_agent(case["agents"][s % 2]) for s in range(n)]
     record = play_game(Rules.make(case["preset"], n), players, seed=case["seed"]).record()
@@ -41,7 +41,7 @@ def test_round1_games_are_unchanged(case):
 
 
 @pytest.mark.parametrize("case", CASES[::7], ids=_case_id)
-def test_round1_records_still_replay(case):
+def test_the_golden_records_still_replay(case):
     game = replay(case["record"])
     assert list(game.scores) == case["record"]["scores"]
 
@@ -56,7 +56,7 @@ def _close(a, b) -> bool:
     return a == b
 
 
-def test_round1_tournament_table_is_unchanged():
+def test_the_golden_tournament_table_is_unchanged():
     expected = json.loads((GOLDEN / "round1_tournament.json").read_text())
     summary = run_tournament(["heuristic", "random", "pimc:samples=4"], games=40, seed=0).summary()
     summary = json.loads(json.dumps(summary, sort_keys=True, default=str))

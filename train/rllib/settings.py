@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from train.checks import count_rule
+from train.checks import count_rule, is_number
 
 
 @dataclasses.dataclass
@@ -46,12 +46,8 @@ MAX_RESOURCES = 256
 
 
 def _number(low: float, strict: bool, high: float) -> Callable[[Any], bool]:
-    def check(value: Any) -> bool:
-        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-            return False
-        return (value > low if strict else value >= low) and value <= high
-
-    return check
+    """A rule's test for a finite number above ``low`` (or from it, unless ``strict``) up to ``high``."""
+    return lambda value: is_number(value) and (value > low if strict else value >= low) and value <= high
 
 
 #: Each setting's check and what it accepts, in the form of :data:`train.config.RULES`.
