@@ -113,3 +113,36 @@ class FailingAgent(Agent):
             raise self.error("agent crashed")
         legal = view.legal_actions()
         return legal[self.rng.randrange(len(legal))]
+
+
+#: A training run small enough for the tests: quick.toml's settings and warm start, shrunk.
+TINY = ["total_timesteps=1024", "n_envs=1", "ppo.n_steps=256", "ppo.batch_size=64", "ppo.n_epochs=1",
+        "ppo.net_arch=[32]", "eval.every=512", "eval.games=4", "eval.final_games=4", "eval.workers=1",
+        "opponents.snapshot_every=1", "opponents.mix={random=0.5,snapshot=0.5}",
+        "imitation.games=20", "imitation.epochs=1", "imitation.workers=1"]
+
+
+def npz(path) -> dict:
+    """The arrays of an ``.npz`` file by name (read without unpickling)."""
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as stored:
+        return {name: stored[name] for name in stored.files}
+
+
+def files_of(folder) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes (to show that nothing changed)."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def trained(tmp_path_factory):
+    """A :data:`TINY` training run, made once per session (a test that changes it copies it first)."""
+    from train.__main__ import main
+
+    out = tmp_path_factory.mktemp("run")
+    assert main(["--set", *TINY, "--out", str(out), "--no-progress"]) == 0
+    return out
