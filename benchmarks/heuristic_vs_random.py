@@ -1,4 +1,4 @@
-"""Win rate of the rule-based ``heuristic`` bot against ``random`` (issue 4), seats swapped on the same deals.
+"""Win rate of the rule-based ``heuristic`` bot against ``random``, seats swapped on the same deals.
 
     python benchmarks/heuristic_vs_random.py                          # seven_up, 2 players, 1000 seeds
     python benchmarks/heuristic_vs_random.py --preset trinidad --players 4 --seeds 500

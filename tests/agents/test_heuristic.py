@@ -1,4 +1,4 @@
-"""The rule-based ``heuristic`` bot (issue 4): legal play everywhere, no hidden information, and the
+"""The rule-based ``heuristic`` bot: legal play everywhere, no hidden information, and the
 tactics of the sources' strategy notes in known positions."""
 
 import random

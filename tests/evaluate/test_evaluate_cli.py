@@ -48,7 +48,7 @@ def test_report_and_files(tmp_path, capsys):
     first = json.loads(lines[0])
     assert first["seats"] == ["random", "random#2"]
     assert replay(first["record"]).winner == first["record"]["winner"]
-    assert replay(lines[0]).record() == first["record"]  # a line replays as it is (issue 15)
+    assert replay(lines[0]).record() == first["record"]  # a line replays as it is
     assert "wrote results.json" in err
 
 
