@@ -74,18 +74,20 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
     undertrumped = [0] * n  # K15: the cards a forced under-trump proves a seat lacks
     strength: tuple[int, ...] = ()
     best = -1  # the strength of the best trump in the trick so far
+    play, act, trick_kind, draw_kind = voids.play, EventKind.ACT, EventKind.TRICK, EventKind.DRAW
     for kind, seat, value in game.hand_log():
-        if kind == EventKind.TRICK:
-            voids.trick()
-            best = -1
-        elif kind == EventKind.DRAW:
-            if voids.draw(seat):
+        if kind != act:
+            if kind == trick_kind:
+                voids.trick()
+                best = -1
+            elif kind == draw_kind and voids.draw(seat):
                 undertrumped[seat] = 0
-        if kind != EventKind.ACT or not is_play(value):
             continue
         card = PLAYED_CARD[value]
+        if card < 0:  # not a card played
+            continue
         leads = voids.led < 0
-        voids.play(seat, card)
+        play(seat, card)
         led = voids.led
         suit = card_suit(card, trump)
         if leads:
