@@ -1,9 +1,10 @@
 // The play page: a game against the bots, seen from your seat; only legal moves can be clicked.
 "use strict";
 
-const page = { options: null, state: null, busy: false, timings: [] };
-// Bot moves measured in the page: milliseconds from the request for the move to its display.
-window.allfours = { timings: page.timings };
+const page = { options: null, state: null, busy: false, timings: [], shown: [] };
+// For tests and the curious: each bot move's milliseconds from its request to its display, and the
+// "thinking" lines shown while a bot decided.
+window.allfours = { timings: page.timings, thinking: page.shown };
 
 function labelsOf(state) {
   const labels = { [state.seat]: "you" };
@@ -71,6 +72,7 @@ async function advance() {
       setStatus(`player_${seat} (${page.state.agents[seat]}) to move…`);
       if (pause()) await sleep(pause());
       setStatus(`player_${seat} (${page.state.agents[seat]}) is thinking…`, "thinking");
+      page.shown.push(document.getElementById("status").textContent);
       const started = performance.now();
       const answer = await api(`/api/games/${page.state.id}/bot`, { method: "POST" });
       page.state = answer.state;
@@ -85,24 +87,24 @@ async function advance() {
   }
 }
 
-async function act(action) {
+async function request(path, init) {
+  // One change to the game (your move, the next hand); the page is busy until the bots have moved.
   if (page.busy) return;
+  page.busy = true;
   showError("");
   try {
-    page.state = await api(`/api/games/${page.state.id}/act`, { method: "POST", json: { move: action } });
-  } catch (err) { showError(err.message); return; }
+    page.state = await api(`/api/games/${page.state.id}/${path}`, init);
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    page.busy = false;
+  }
   render();
   advance();
 }
 
-async function nextHand() {
-  showError("");
-  try {
-    page.state = await api(`/api/games/${page.state.id}/next-hand`, { method: "POST" });
-  } catch (err) { showError(err.message); return; }
-  render();
-  advance();
-}
+function act(action) { return request("act", { method: "POST", json: { move: action } }); }
+function nextHand() { return request("next-hand", { method: "POST" }); }
 
 async function toReplay() {
   try {
