@@ -17,7 +17,8 @@ from pathlib import Path
 from agents.cli import OneLineParser, count
 
 PROG = "allfours-serve"
-LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1", "[::1]"]
+#: The Host names a server on 127.0.0.1 answers (against DNS rebinding: another name is refused).
+LOOPBACK_NAMES = ["localhost", "127.0.0.1"]
 
 
 def build_parser() -> OneLineParser:
@@ -100,7 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
-    hosts = LOOPBACK_NAMES if is_loopback(args.host) else None  # a loopback server answers only its names
+    # a server on 127.0.0.1 answers only its own names (an IPv6 address is not checked: Starlette's
+    # check reads the Host header up to its first colon)
+    hosts = LOOPBACK_NAMES if is_loopback(args.host) and ":" not in args.host else None
     app = create_app(runs, index, allowed_hosts=hosts)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"{PROG}: http://{shown}:{args.port}/  (play, /replay, /leaderboard; Ctrl-C stops)",
