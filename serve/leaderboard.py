@@ -7,7 +7,8 @@ their records. :class:`Leaderboard` walks ``--runs`` (not following links, at mo
 sizes and times change (checked at most every :data:`RECHECK_SECONDS`). Per preset and player
 count it gives every agent's rating with its interval — one Bradley–Terry fit
 (:func:`evaluate.rating.fit_ratings`) of the games of all the tournaments of that game — and each
-tournament's own ratings, pairings (win rates and margins with intervals) and games.
+tournament's own ratings, pairings (win rates and margins with intervals) and games (the first
+:data:`MAX_GAMES_LISTED`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MAX_DEPTH = 6
 RECHECK_SECONDS = 2.0
 #: A results.json larger than this is skipped (a tournament's is some kilobytes).
 MAX_RESULTS_BYTES = 32 << 20
+#: The games of one tournament listed (and linked to replays) at most: the first ones of games.csv.
+MAX_GAMES_LISTED = 20_000
 CONFIDENCE = 0.95
 TOURNAMENT_FILES = ("results.json", "games.csv", "records.jsonl")
 
@@ -253,7 +256,9 @@ def _index_games(db: sqlite3.Connection, tid: int, path: Path) -> None:
     if not path.is_file():
         return
     with open(path, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
+        for number, row in enumerate(csv.DictReader(handle)):
+            if number == MAX_GAMES_LISTED:
+                break
             sides = []
             while f"side{len(sides)}_agent" in row:
                 sides.append(len(sides))

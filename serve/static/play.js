@@ -66,6 +66,7 @@ async function advance() {
   // Let the bots move one decision at a time, with the chosen pause, until you are to move.
   if (page.busy) return;
   page.busy = true;
+  let failed = false;
   try {
     while (page.state.waiting_for === "bot") {
       const seat = page.state.to_move;
@@ -81,9 +82,13 @@ async function advance() {
     }
   } catch (err) {
     showError(err.message);
+    failed = true;
   } finally {
     page.busy = false;
     render();
+  }
+  if (failed) {
+    document.getElementById("moves").append(el("button", { id: "retry", onclick: advance }, "Ask the bot again"));
   }
 }
 

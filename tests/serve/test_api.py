@@ -9,7 +9,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from allfours_env import Game, Rules, replay  # noqa: E402
+from allfours_env import replay  # noqa: E402
 from serve.app import create_app  # noqa: E402
 from serve.games import GameStore  # noqa: E402
 from serve.view import cards  # noqa: E402
@@ -21,15 +21,6 @@ def new_game(client, **options):
     response = client.post("/api/games", json={"opponents": "heuristic", "seed": 3} | options)
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def finished_record(preset="seven_up", players=2, seed=2) -> dict:
-    import random
-    game = Game(Rules.make(preset, players), seed=seed)
-    rng = random.Random(seed)
-    while not game.is_over:
-        game.apply(rng.choice(game.legal_actions()))
-    return game.record()
 
 
 def test_options_list_presets_players_and_agents(client):

@@ -19,6 +19,7 @@ import statistics
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -68,7 +69,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(runs, tmp_path_factory):
-    """The app on a free loopback port, served by uvicorn in a thread; yields its base URL."""
+    """The app on a free loopback port, served by uvicorn in a thread; yields its base URL and the app."""
     import uvicorn
 
     from serve.app import create_app
@@ -84,14 +85,14 @@ def server(runs, tmp_path_factory):
     while not server.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
+    yield SimpleNamespace(url=f"http://127.0.0.1:{port}", app=app)
     server.should_exit = True
     thread.join(timeout=10)
 
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=server)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=server.url)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
@@ -201,6 +202,25 @@ def test_pimc_shows_that_it_is_thinking(page):
     start_game(page, "seven_up", 2, opponents="pimc", seed=3)
     page.wait_for_function("() => window.allfours.thinking.length > 0")
     assert "(pimc) is thinking" in page.evaluate("window.allfours.thinking[0]")
+
+
+def test_a_failing_bot_and_an_illegal_move_are_messages_on_the_page(page, server):
+    start_game(page, "seven_up", 2, seed=4)
+    page.wait_for_function("() => !page.busy && page.state.waiting_for === 'you'")
+    page.evaluate("act(999)")  # no legal move: refused with the reason
+    page.locator("#error").wait_for(state="visible")
+    assert "action 999 is out of range" in page.locator("#error").inner_text()
+
+    def broken(seat):
+        raise RuntimeError("the policy file vanished")
+
+    for live in server.app.state.games._games.values():
+        live.bots.act = broken
+    page.locator("#hand button.card.legal, #moves button").first.click()
+    page.locator("#retry").wait_for()
+    message = page.locator("#error").inner_text()
+    assert "(heuristic) failed: RuntimeError: the policy file vanished" in message
+    assert "Traceback" not in message
 
 
 def test_a_replay_steps_back_and_forth_and_its_link_is_shared(page, browser, server):
