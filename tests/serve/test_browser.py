@@ -185,10 +185,13 @@ def test_a_whole_hand_of_auction_pitch_four_players(page):
 
 @pytest.mark.parametrize("opponent", ["heuristic", "ppo:agents/policies/seven_up_2p.npz"])
 def test_a_bots_move_appears_quickly(page, opponent, record_property):
-    """The time from the request for a bot's move to its display, measured in the page (no pause);
-    the issue's goal is 100 ms. Printed, and asserted only against a generous bound."""
+    """The time from the request for a bot's move to its display, measured in the page (no pause)
+    over a whole game; the goal is 100 ms. Printed, and asserted only against a generous bound."""
     start_game(page, "seven_up", 2, opponents=opponent, seed=5)
-    play_one_hand(page)
+    state = play_one_hand(page)
+    while state["waiting_for"] == "next_hand":
+        page.click("#next-hand")
+        state = play_one_hand(page)
     timings = [t["ms"] for t in page.evaluate("window.allfours.timings")]
     assert timings
     median, worst = statistics.median(timings), max(timings)
