@@ -49,11 +49,12 @@ def check(args) -> tuple[Path | None, Path | None]:
         if not runs.is_dir():
             raise ValueError(f"--runs {args.runs} is not a folder: give the folder that holds your "
                              f"tournament results")
-        from serve.leaderboard import default_index
+        from serve.leaderboard import default_index, index_problem
 
         index = Path(args.index) if args.index else default_index(runs)
-        if index.is_dir():
-            raise ValueError(f"--index {index} is a folder: give a file name, e.g. {index / 'index.sqlite'}")
+        problem = index_problem(index)
+        if problem:
+            raise ValueError(f"--index {problem}")
         try:
             index.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:

@@ -37,6 +37,10 @@ MAX_GAMES_LISTED = 20_000
 CONFIDENCE = 0.95
 TOURNAMENT_FILES = ("results.json", "games.csv", "records.jsonl")
 
+#: The mark of an index file this module made (its ``meta`` table's ``format``); any other file is
+#: never written to.
+INDEX_FORMAT = "allfours-leaderboard/1"
+DATA_TABLES = ("tournaments", "ratings", "pairings", "wins", "games")
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE tournaments (id INTEGER PRIMARY KEY, path TEXT UNIQUE, preset TEXT, players INTEGER,
@@ -59,6 +63,26 @@ def default_index(runs: Path) -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     digest = hashlib.sha256(str(runs.resolve()).encode()).hexdigest()[:16]
     return cache / "allfours" / f"leaderboard-{digest}.sqlite"
+
+
+def index_problem(index: Path) -> str | None:
+    """Why ``index`` cannot be the leaderboard's index, or None: it must be new (or empty) or an
+    index this module made — a file of the user's is never changed."""
+    if index.is_dir():
+        return f"{index} is a folder: give a file name for the index"
+    if not index.exists() or index.stat().st_size == 0:
+        return None
+    try:
+        db = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        row = None
+    if row is None or row[0] != INDEX_FORMAT:
+        return f"{index} exists and is not a leaderboard index of allfours-serve: give a new file name"
+    return None
 
 
 def tournament_folders(runs: Path) -> list[Path]:
@@ -90,6 +114,9 @@ class Leaderboard:
     """The SQLite index of the tournaments under ``runs``, kept in the file ``index``."""
 
     def __init__(self, runs: Path, index: Path) -> None:
+        problem = index_problem(index)
+        if problem:
+            raise ValueError(problem)
         self.runs = runs.resolve()
         self.index = index
         self._lock = threading.Lock()
@@ -97,6 +124,10 @@ class Leaderboard:
         index.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(index, check_same_thread=False)
         self._db.row_factory = sqlite3.Row
+        if self._db.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+            self._db.executescript(SCHEMA)
+            with self._db:
+                self._db.execute("INSERT INTO meta VALUES ('format', ?)", (INDEX_FORMAT,))
 
     def close(self) -> None:
         self._db.close()
@@ -110,10 +141,7 @@ class Leaderboard:
             self._checked = now
             folders = tournament_folders(self.runs)
             digest = signature(self.runs, folders)
-            try:
-                row = self._db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
-            except sqlite3.DatabaseError:
-                row = None
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
             if row is not None and row[0] == digest and not force:
                 return False
             self._rebuild(folders, digest)
@@ -122,13 +150,11 @@ class Leaderboard:
     def _rebuild(self, folders: list[Path], digest: str) -> None:
         db = self._db
         with db:
-            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-            for name in tables:
-                db.execute(f"DROP TABLE {name}")
-            db.executescript(SCHEMA)
+            for name in DATA_TABLES:
+                db.execute(f"DELETE FROM {name}")
             for folder in folders:
                 _index_tournament(db, self.runs, folder)
-            db.execute("INSERT INTO meta VALUES ('signature', ?)", (digest,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (digest,))
 
     def boards(self) -> list[dict[str, Any]]:
         """Per preset and player count: the pooled ratings and each tournament's numbers."""

@@ -183,3 +183,16 @@ def test_a_loopback_server_answers_only_its_own_host_names(runs, tmp_path):
     app = create_app(runs, tmp_path / "i.sqlite", allowed_hosts=["localhost", "127.0.0.1"])
     assert TestClient(app, base_url="http://127.0.0.1:8000").get("/api/options").status_code == 200
     assert TestClient(app, base_url="http://evil.example").get("/api/options").status_code == 400
+
+
+def test_an_index_made_before_is_reused(runs, tmp_path):
+    from serve.leaderboard import Leaderboard
+
+    index = tmp_path / "index.sqlite"
+    first = Leaderboard(runs, index)
+    boards = first.boards()
+    first.close()
+    again = Leaderboard(runs, index)
+    assert not again.refresh()  # nothing changed under runs: not rebuilt
+    assert again.boards() == boards
+    again.close()

@@ -39,7 +39,7 @@ def test_a_port_in_use_is_named(capsys):
 
 def test_an_index_that_is_a_folder_is_refused(tmp_path, capsys):
     assert main(["--runs", str(tmp_path), "--index", str(tmp_path)]) == 2
-    assert "is a folder" in capsys.readouterr().err
+    assert "is a folder: give a file name" in capsys.readouterr().err
 
 
 def test_python_dash_m_serve_answers_help():
@@ -51,3 +51,18 @@ def test_python_dash_m_serve_answers_help():
 def test_loopback_hosts():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
+
+
+def test_an_index_file_of_the_users_is_never_changed(tmp_path, capsys):
+    import sqlite3
+
+    mine = tmp_path / "mine.sqlite"
+    with sqlite3.connect(mine) as db:
+        db.execute("CREATE TABLE games (x)")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database")
+    before = mine.read_bytes(), text.read_bytes()
+    for index in (mine, text):
+        assert main(["--runs", str(tmp_path), "--index", str(index)]) == 2
+        assert "is not a leaderboard index of allfours-serve" in capsys.readouterr().err
+    assert (mine.read_bytes(), text.read_bytes()) == before
