@@ -196,3 +196,39 @@ def test_an_index_made_before_is_reused(runs, tmp_path):
     assert not again.refresh()  # nothing changed under runs: not rebuilt
     assert again.boards() == boards
     again.close()
+
+
+class Payload:
+    """Unpickling this creates the file ``marker`` (what an attacker would run instead)."""
+
+    def __init__(self, marker) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_pickled_files_are_never_unpickled(runs, tmp_path):
+    import io
+    import pickle
+    import shutil
+
+    import numpy as np
+
+    from serve.specs import POLICIES
+
+    marker = tmp_path / "unpickled"
+    client = TestClient(create_app(runs, tmp_path / "i.sqlite"))
+    response = client.post("/api/replays", content=pickle.dumps(Payload(marker)))
+    assert response.status_code == 400
+    buffer = io.BytesIO()
+    np.savez(buffer, **{"action_net.weight": np.array([Payload(marker)], dtype=object)})
+    (runs / "evil.npz").write_bytes(buffer.getvalue())
+    shutil.copy(POLICIES / "seven_up_2p.json", runs / "evil.json")
+    try:
+        response = client.post("/api/games", json={"opponents": "ppo:evil.npz"})
+        assert response.status_code == 400 and "cannot build the bots" in response.json()["error"]
+    finally:
+        (runs / "evil.npz").unlink()
+        (runs / "evil.json").unlink()
+    assert not marker.exists()
