@@ -232,8 +232,9 @@ def _int_param(request: Request, name: str, default: int | None) -> int:
     text = request.query_params.get(name)
     if text is None and default is not None:
         return default
+    text = _param(request, name)
     try:
-        return int(_param(request, name))
+        return int(text)
     except ValueError:
         raise RequestError(f"{name} must be a whole number, got {text!r}") from None
 

@@ -232,3 +232,19 @@ def test_pickled_files_are_never_unpickled(runs, tmp_path):
         (runs / "evil.npz").unlink()
         (runs / "evil.json").unlink()
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("url, params, message", [
+    ("/api/leaderboard/games", {}, "give the query parameter path"),
+    ("/api/runs/record", {"path": "tournaments/small"}, "give the query parameter game"),
+    ("/api/runs/record", {"path": "tournaments/small", "game": "two"}, "game must be a whole number"),
+    ("/api/runs/replay", {"path": "tournaments/small", "game": 0, "step": 10**6}, "step must be 0.."),
+])
+def test_missing_or_bad_query_parameters_are_a_400(client, url, params, message):
+    response = client.get(url, params=params)
+    assert response.status_code == 400 and message in response.json()["error"]
+
+
+def test_a_game_missing_from_the_records_is_a_404(client):
+    response = client.get("/api/runs/record", params={"path": "tournaments/small", "game": 999})
+    assert response.status_code == 404 and "no record of game 999" in response.json()["error"]
