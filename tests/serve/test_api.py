@@ -197,3 +197,12 @@ def test_the_record_saved_after_a_hand_replays_and_holds_the_next_deal(client, p
     after = client.post(f"/api/games/{state['id']}/next-hand").json()
     seat = after["seat"]
     assert after["seats"][seat]["cards"] == cards(game.hands[seat])  # the record holds the deal made
+
+
+def test_opponents_in_turn_order_and_a_partner(client):
+    state = new_game(client, preset="seven_up", players=4, seat=1, opponents="heuristic", partner="random")
+    assert state["agents"] == {"0": "heuristic", "2": "heuristic", "3": "random"}
+    state = new_game(client, preset="auction_pitch", players=3, seat=0, opponents=["random", "heuristic"])
+    assert state["agents"] == {"1": "random", "2": "heuristic"}
+    state = new_game(client, preset="auction_pitch", players=3, seat=0, opponents="random,heuristic")
+    assert state["agents"] == {"1": "random", "2": "heuristic"}
