@@ -34,6 +34,8 @@ RECHECK_SECONDS = 2.0
 MAX_RESULTS_BYTES = 32 << 20
 #: The games of one tournament listed (and linked to replays) at most: the first ones of games.csv.
 MAX_GAMES_LISTED = 20_000
+#: Records lines kept after reading (a replay's steps read the same line again and again).
+KEPT_LINES = 16
 CONFIDENCE = 0.95
 TOURNAMENT_FILES = ("results.json", "games.csv", "records.jsonl")
 
@@ -121,6 +123,7 @@ class Leaderboard:
         self.index = index
         self._lock = threading.Lock()
         self._checked = -RECHECK_SECONDS
+        self._lines: dict[tuple[str, int, int], dict[str, Any]] = {}
         index.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(index, check_same_thread=False)
         self._db.row_factory = sqlite3.Row
@@ -233,15 +236,29 @@ class Leaderboard:
             file = inside(self.runs, f"{path}/records.jsonl", must_exist=True)
         except PathError as err:
             raise RequestError(f"no records: {err}", 404) from None
-        with open(file, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.startswith(f'{{"game":{game},'):
-                    try:
-                        return json.loads(line)
-                    except json.JSONDecodeError as err:
-                        raise RequestError(f"the line of game {game} in {path}/records.jsonl is not "
-                                           f"JSON: {err}") from None
-        raise RequestError(f"no record of game {game} in {path}/records.jsonl", 404)
+        key = (str(file), game, file.stat().st_mtime_ns)
+        with self._lock:
+            if key in self._lines:
+                return self._lines[key]
+        line = _read_line(file, game, path)
+        with self._lock:
+            self._lines[key] = line
+            while len(self._lines) > KEPT_LINES:
+                del self._lines[next(iter(self._lines))]
+        return line
+
+
+def _read_line(file: Path, game: int, path: str) -> dict[str, Any]:
+    """The line of game ``game`` in ``file`` (a records.jsonl, whose lines begin ``{"game":N,``)."""
+    with open(file, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.startswith(f'{{"game":{game},'):
+                try:
+                    return json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise RequestError(f"the line of game {game} in {path}/records.jsonl is not "
+                                       f"JSON: {err}") from None
+    raise RequestError(f"no record of game {game} in {path}/records.jsonl", 404)
 
 
 def _index_tournament(db: sqlite3.Connection, runs: Path, folder: Path) -> None:

@@ -16,7 +16,7 @@ from agents.play.moves import legal_moves
 from allfours_env.actions import PLAYED_CARD, action_card, action_to_str
 from allfours_env.cards import JOKER, SUIT_NAMES, card_str, cards_of
 from allfours_env.engine import Game
-from allfours_env.events import EventKind
+from allfours_env.events import EventKind, Phase
 from allfours_env.render import describe_event, pretty_action, side_name
 from allfours_env.rules import POINT_KIND_TITLES
 from allfours_env.visibility import sees_discard, sees_hand, sees_stock_top, visible_event
@@ -104,7 +104,8 @@ def table(game: Game, observer: int | None) -> dict[str, Any]:
         "preset": rules.preset, "players": game.n, "target": rules.target_points,
         "clockwise": rules.plan.clockwise, "observer": observer,
         "phase": game.phase_name, "to_move": game.current_player if game.current_player >= 0 else None,
-        "dealer": game.dealer, "eldest": game.eldest, "hand": game.hand_number + 1,
+        "dealer": game.dealer, "eldest": game.eldest,
+        "hand": game.hand_number + (0 if game.phase == Phase.HAND_OVER else 1),  # paused: already the next
         "sides": list(game.sides), "side_names": [side_name(game, s) for s in range(game.num_sides)],
         "scores": list(game.scores),
         "turnups": [card_str(c) for c in game.turnups],
