@@ -266,15 +266,16 @@ def _index_tournament(db: sqlite3.Connection, runs: Path, folder: Path) -> None:
     where = runs / folder
     db.execute("SAVEPOINT tournament")
     try:
-        if (where / "results.json").stat().st_size > MAX_RESULTS_BYTES:
+        results_file = inside(runs, (folder / "results.json").as_posix(), must_exist=True)  # no link out
+        if results_file.stat().st_size > MAX_RESULTS_BYTES:
             raise ValueError("results.json too large")
-        results = json.loads((where / "results.json").read_text(encoding="utf-8"))
+        results = json.loads(results_file.read_text(encoding="utf-8"))
         config, stats = results["config"], results["statistics"]
         cursor = db.execute(
             "INSERT INTO tournaments (path, preset, players, agents, games, seed, records) "
             "VALUES (?,?,?,?,?,?,?)",
             (folder.as_posix(), config["preset"], config["players"], json.dumps(config["agents"]),
-             stats["games_used"], config.get("seed"), (where / "records.jsonl").is_file()))
+             stats["games_used"], config.get("seed"), _holds(runs, folder / "records.jsonl")))
         tid = cursor.lastrowid
         for a in stats["agents"]:
             db.execute("INSERT INTO ratings VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -289,15 +290,23 @@ def _index_tournament(db: sqlite3.Connection, runs: Path, folder: Path) -> None:
         for winner, losers in stats["head_to_head_wins"].items():
             for loser, count in losers.items():
                 db.execute("INSERT INTO wins VALUES (?,?,?,?)", (tid, winner, loser, count))
-        _index_games(db, tid, where / "games.csv")
-    except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
+        if _holds(runs, folder / "games.csv"):
+            _index_games(db, tid, where / "games.csv")
+    except (OSError, ValueError, KeyError, TypeError, PathError, sqlite3.Error):
         db.execute("ROLLBACK TO tournament")
     db.execute("RELEASE tournament")
 
 
+def _holds(runs: Path, relative: Path) -> bool:
+    """Whether ``runs / relative`` is a file inside ``runs`` (not a link leading out)."""
+    try:
+        inside(runs, relative.as_posix(), must_exist=True)
+    except PathError:
+        return False
+    return True
+
+
 def _index_games(db: sqlite3.Connection, tid: int, path: Path) -> None:
-    if not path.is_file():
-        return
     with open(path, encoding="utf-8", newline="") as handle:
         for number, row in enumerate(csv.DictReader(handle)):
             if number == MAX_GAMES_LISTED:

@@ -248,3 +248,21 @@ def test_missing_or_bad_query_parameters_are_a_400(client, url, params, message)
 def test_a_game_missing_from_the_records_is_a_404(client):
     response = client.get("/api/runs/record", params={"path": "tournaments/small", "game": 999})
     assert response.status_code == 404 and "no record of game 999" in response.json()["error"]
+
+
+def test_a_tournament_file_linked_from_outside_runs_is_not_read(runs, tmp_path, monkeypatch):
+    monkeypatch.setattr(serve.leaderboard, "RECHECK_SECONDS", 0.0)
+    outside = tmp_path / "elsewhere"
+    result = run_tournament(["random", "heuristic"], preset="all_fours", games=2, seed=0, workers=1)
+    save(result, outside, plot=False)
+    (runs / "linked").mkdir()
+    (runs / "linked" / "results.json").symlink_to(outside / "results.json")
+    (runs / "folder-link").symlink_to(outside, target_is_directory=True)
+    try:
+        client = TestClient(create_app(runs, tmp_path / "i.sqlite"))
+        boards = client.get("/api/leaderboard").json()["boards"]
+        assert [(b["preset"], b["players"]) for b in boards] == [("seven_up", 2)]
+    finally:
+        (runs / "linked" / "results.json").unlink()
+        (runs / "linked").rmdir()
+        (runs / "folder-link").unlink()
