@@ -203,6 +203,9 @@ def test_a_bots_move_appears_quickly(page, opponent, record_property):
 
 def test_pimc_shows_that_it_is_thinking(page):
     start_game(page, "seven_up", 2, opponents="pimc", seed=3)
+    page.wait_for_function("() => !page.busy")
+    if not page.evaluate("window.allfours.thinking.length"):  # you moved first: make your move
+        page.locator("#hand button.card.legal, #moves button").first.click()
     page.wait_for_function("() => window.allfours.thinking.length > 0")
     assert "(pimc) is thinking" in page.evaluate("window.allfours.thinking[0]")
 
@@ -219,7 +222,11 @@ def test_a_failing_bot_and_an_illegal_move_are_messages_on_the_page(page, server
 
     for live in server.app.state.games._games.values():
         live.bots.act = broken
-    page.locator("#hand button.card.legal, #moves button").first.click()
+    for _ in range(30):  # your moves until a bot is to move
+        page.locator("#hand button.card.legal, #moves button").first.click()
+        page.wait_for_function("() => !page.busy")
+        if page.locator("#retry").count():
+            break
     page.locator("#retry").wait_for()
     message = page.locator("#error").inner_text()
     assert "(heuristic) failed: RuntimeError: the policy file vanished" in message
