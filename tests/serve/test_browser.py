@@ -3,7 +3,9 @@
 A server runs on a free loopback port in a thread; the tests play a whole hand of seven_up (2
 players) and of auction_pitch (4 players) by clicking legal moves, check what the page shows (your
 hand, the trick, the score, the hand's awards), step a replay back and forth, open the leaderboard
-of a small tournament, and save the screenshots of docs/browser.md into docs/img/. They also
+of a small tournament, and take the screenshots of docs/browser.md (into a temporary folder, or
+into the folder named by ``ALLFOURS_SCREENSHOTS``: ``ALLFOURS_SCREENSHOTS=docs/img pytest
+tests/serve/test_browser.py`` renews the documentation's images). They also
 measure how long a bot's move takes to appear (heuristic, the shipped ppo policy) and print it.
 
 Without Chromium or Playwright these tests skip and say why — except in CI (``CI=true``), where
@@ -27,7 +29,6 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 
 pytest_plugins = ["serve_fixtures"]
 
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 TIMEOUT_MS = 20_000
@@ -167,10 +168,17 @@ def check_hand_over(page, state):
     assert state["side_names"][0] in box.inner_text()
 
 
-def test_a_whole_hand_of_seven_up_two_players(page):
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    """Where the screenshots go: ``ALLFOURS_SCREENSHOTS`` if set, else a temporary folder."""
+    folder = Path(os.environ.get("ALLFOURS_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_a_whole_hand_of_seven_up_two_players(page, screenshots):
     start_game(page, "seven_up", 2)
-    state = play_one_hand(page, screenshot=DOCS_IMG / "play.png")
+    state = play_one_hand(page, screenshot=screenshots / "play.png")
     check_hand_over(page, state)
     if state["waiting_for"] == "next_hand":
         page.click("#next-hand")
@@ -233,7 +241,7 @@ def test_a_failing_bot_and_an_illegal_move_are_messages_on_the_page(page, server
     assert "Traceback" not in message
 
 
-def test_a_replay_steps_back_and_forth_and_its_link_is_shared(page, browser, server):
+def test_a_replay_steps_back_and_forth_and_its_link_is_shared(page, browser, server, screenshots):
     start_game(page, "seven_up", 2, seed=9)
     play_one_hand(page)
     page.click("#to-replay")
@@ -256,8 +264,7 @@ def test_a_replay_steps_back_and_forth_and_its_link_is_shared(page, browser, ser
                            ".every(n => n.dataset.card === 'back')")
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => document.getElementById('position').dataset.step === '6'")
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(DOCS_IMG / "replay.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
     link = page.locator("#link").input_value()
     other = browser.new_context(viewport={"width": 1280, "height": 900})  # another browser session
     try:
