@@ -82,13 +82,15 @@ def make_record(game: Game) -> dict[str, Any]:
 RecordSource = Mapping[str, Any] | str | os.PathLike
 
 
-def replay(record: RecordSource) -> Game:
+def replay(record: RecordSource, *, steps: int | None = None) -> Game:
     """Replay a game record and return the game in its final state.
 
     ``record`` is the record dict, a line of an ``evaluate --records`` file (``records.jsonl``; the
     line's text or its parsed dict, whose ``"record"`` is the game record), or the path of a record
     file (``str`` or :class:`~pathlib.Path`; see :func:`load_record`). Raises :class:`RecordError`
     if it cannot be read, is malformed, or replays to other awards, scores or winner than it states.
+    ``steps`` stops after that many decisions (0 ... the number of decisions) and returns the game
+    part-way, for stepping through a game; the results are then not compared.
     """
     record = as_record(record)
     if record.get("format") not in READ_FORMATS:
@@ -109,7 +111,12 @@ def replay(record: RecordSource) -> Game:
         )
     except (RulesError, ValueError, TypeError, KeyError) as err:
         raise RecordError(f"game record cannot be set up: {err}") from None
-    for step, item in enumerate(record["decisions"]):
+    decisions = record["decisions"]
+    if steps is not None:
+        if not is_whole(steps) or not 0 <= steps <= len(decisions):
+            raise RecordError(f"steps must be 0..{len(decisions)} (the record's decisions), got {steps!r}")
+        decisions = decisions[:steps]
+    for step, item in enumerate(decisions):
         try:
             seat, text = item
             action = str_to_action(text)
@@ -123,6 +130,8 @@ def replay(record: RecordSource) -> Game:
             game.apply(action)
         except IllegalActionError as err:
             raise RecordError(f"decision {step} ({text!r}) does not replay: {err}") from None
+    if steps is not None:
+        return game
     if len(game.decks) != len(record["deals"]):
         raise RecordError(
             f"record lists {len(record['deals'])} deals but its decisions reach {len(game.decks)}"

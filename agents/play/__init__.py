@@ -19,10 +19,10 @@ to a new file (``--save-record game.json`` saves it without asking); :func:`allf
 replays it.
 
 Modules: :mod:`~agents.play.moves` (what a typed line means), :mod:`~agents.play.ui` (the screen and
-the turn loop: :class:`TerminalGame`), :mod:`~agents.play.cli` (the options, setting up a game, saving
-its record). For scripts and tests, :func:`main` takes ``input_fn`` (called with the prompt, returns a
-line; ``EOFError`` quits) and ``output`` (a text stream), and :class:`TerminalGame` can be driven
-directly.
+the turn loop: :class:`TerminalGame`), :mod:`~agents.play.bots` (the bots' moves, shared with the
+browser app), :mod:`~agents.play.cli` (the options, setting up a game, saving its record). For
+scripts and tests, :func:`main` takes ``input_fn`` (called with the prompt, returns a line;
+``EOFError`` quits) and ``output`` (a text stream), and :class:`TerminalGame` can be driven directly.
 """
 
 from agents.play.cli import build_parser, main, new_file_problem, play, seat_specs, setup, split_specs

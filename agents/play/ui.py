@@ -16,16 +16,13 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-import numpy as np
-
 from agents.base import Agent
+from agents.play.bots import BotSeats
 from agents.play.moves import key_of, legal_moves, parse_move
-from allfours_env.actions import NUM_ACTIONS, action_card
+from allfours_env.actions import action_card
 from allfours_env.cards import card_str
 from allfours_env.engine import Game
 from allfours_env.events import EventKind
-from allfours_env.knowledge import SeatView
-from allfours_env.observation import SeatEncoder
 from allfours_env.render import (
     describe_event,
     pretty_action,
@@ -86,12 +83,7 @@ class TerminalGame:
         self.intro: list[str] = []  # lines shown before the game starts (set by the command line)
         self.shown = 0  # log events already described
         self._scores = list(game.initial_scores)  # running scores as the events are described
-        self._views = {s: SeatView(game, s) for s in bots}
-        self._encoders: dict[int, SeatEncoder] = {}
-        for s, agent in bots.items():
-            if agent.needs_observation:
-                self._encoders[s] = SeatEncoder(game.rules, s)
-                self._encoders[s].reset(game)
+        self._bot_seats = BotSeats(game, bots)
         self.labels = {seat: "you"}
         partner = self.partner_seat()
         if partner is not None:
@@ -217,14 +209,8 @@ class TerminalGame:
     # ------------------------------------------------------------------ the game
 
     def bot_move(self, seat: int) -> int:
-        """The decision of the bot at ``seat`` (with the AEC observation if it reads one)."""
-        game = self.game
-        observation = None
-        if seat in self._encoders:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[list(game.legal_actions())] = 1
-            observation = {"observation": self._encoders[seat].update().copy(), "action_mask": mask}
-        return self.bots[seat].act(observation, self._views[seat])
+        """The decision of the bot at ``seat`` (:class:`~agents.play.bots.BotSeats`)."""
+        return self._bot_seats.act(seat)
 
     def run(self) -> bool:
         """Play to the end of the game (True) or until the player quits (False)."""

@@ -252,3 +252,20 @@ def test_unreadable_record_files_are_one_record_error(tmp_path, kind, message):
         with pytest.raises(RecordError, match=message) as caught:
             read(path)
         assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("preset, num_players", [("seven_up", 2), ("auction_pitch", 4)])
+def test_replay_of_the_first_steps_is_the_game_after_that_many_decisions(preset, num_players):
+    game = Game(Rules.make(preset, num_players), seed=5)
+    rng = random.Random(5)
+    states = [game.record()]
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+        states.append(game.record())
+    record = game.record()
+    for steps in (0, 1, len(states) // 2, len(states) - 1):
+        part = replay(record, steps=steps)
+        assert part.record()["decisions"] == states[steps]["decisions"]
+        assert part.scores == states[steps]["scores"]
+    with pytest.raises(RecordError, match="steps must be 0"):
+        replay(record, steps=len(states))

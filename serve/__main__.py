@@ -1,0 +1,5 @@
+"""``python -m serve``: the web app (see :mod:`serve`)."""
+
+from serve.cli import main
+
+raise SystemExit(main())
