@@ -30,6 +30,7 @@ from typing import Any
 from agents.cli import MAX_GAMES, MAX_WORKERS, OneLineParser, count
 from evaluate.games import describe_failure
 from evaluate.output import OutputFolder
+from evaluate.progress import format_duration, format_rate, interval
 from evaluate.schedule import SCHEDULES
 from evaluate.tournament import BACKENDS, Tournament, TournamentError
 
@@ -75,7 +76,9 @@ def parser() -> argparse.ArgumentParser:
                    "default: as many as there are sides, at most the number of agents)")
     p.add_argument("--schedule", choices=SCHEDULES, default="round-robin",
                    help="round-robin (every table) or first-vs-rest (the first agent against the others)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar on a terminal; in a log a line every 30 s, or every "
+                   "ALLFOURS_PROGRESS_SECONDS)")
     return p
 
 
@@ -132,6 +135,11 @@ def _run(args: argparse.Namespace) -> int:
         args.workers = min(os.cpu_count() or 1, MAX_WORKERS)
     try:
         check_options(args)
+        if not args.quiet:
+            try:
+                interval()  # a bad ALLFOURS_PROGRESS_SECONDS is bad input, refused before any game
+            except ValueError as err:
+                raise TournamentError(str(err)) from None
         tournament = Tournament(
             args.agents, preset=args.preset, players=args.players, knobs=parse_knobs(args.rule),
             games=args.games, seed=args.seed, table_size=args.table_size, schedule=args.schedule,
@@ -194,8 +202,8 @@ def _play_and_save(args: argparse.Namespace, tournament: Tournament,
             print(f"{PROG}: error: cannot write results to {folder.path}: {err}", file=sys.stderr)
             return 1, True
         print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {folder.path}", file=sys.stderr)
-    print(f"{PROG}: {len(result.games):,} games in {result.elapsed_s:.1f} s "
-          f"({result.games_per_second:,.0f} games/s, {result.workers} worker(s))", file=sys.stderr)
+    print(f"{PROG}: {len(result.games):,} games in {format_duration(result.elapsed_s)} "
+          f"({format_rate(result.games_per_second, 'game')}, {result.workers} worker(s))", file=sys.stderr)
     if result.interrupted or result.error:
         used = result.summary()["games_used"]
         kept = (f"kept {len(result.games):,} finished games of {result.planned_games:,} ({used:,} in "

@@ -26,6 +26,7 @@ from allfours_env.rules import Rules, RulesError
 from allfours_env.values import is_whole
 from evaluate.games import GameSummary, GroupPlayer, describe_failure
 from evaluate.parallel import run_in_pool, run_in_process
+from evaluate.progress import Progress
 from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
 from evaluate.stats import summarize
 
@@ -197,8 +198,10 @@ class Tournament:
     def run(self, workers: int | None = 1, progress: bool | Callable[[int], None] = False,
             backend: str = "local", address: str = "", on_error: str = "raise") -> TournamentResult:
         """Play every game, in this process (``workers=1``) or in ``workers`` processes; the result
-        is the same either way. ``progress``: True for a tqdm bar on stderr, or a callable given
-        the number of games just finished. Ctrl-C stops early and returns what finished.
+        is the same either way. ``progress``: True for progress on stderr (a bar on a terminal, a
+        line every 30 s in a log: :mod:`evaluate.progress`), or a callable given the number of games
+        just finished, game by game as the workers finish them (as chunks come back with Ray).
+        Ctrl-C stops early and returns what finished.
         ``backend="ray"``: the deal groups run as Ray tasks (:mod:`evaluate.ray_backend`; ``address``
         as for :func:`~evaluate.ray_backend.init_ray`, ``workers`` tasks at once, None: the
         cluster's CPUs) — the same result again. A game that raises (an agent's bug, an illegal
@@ -222,14 +225,16 @@ class Tournament:
                     f"use workers=1 or give the agent as a spec"
                 ) from None
         games: list[GameSummary] = []
-        bar = _progress_bar(self.planned_games) if progress is True else None
+        bar = Progress(self.planned_games, "games") if progress is True else None
+        on_played = bar.update if bar is not None else progress if callable(progress) else None
 
         def on_games(batch: list[GameSummary]) -> None:
             games.extend(batch)
-            if bar is not None:
-                bar.update(len(batch))
-            elif callable(progress):
-                progress(len(batch))
+
+        def on_chunk(batch: list[GameSummary]) -> None:  # Ray: progress as chunks come back
+            on_games(batch)
+            if on_played is not None:
+                on_played(len(batch))
 
         start = time.perf_counter()
         interrupted, error = False, None
@@ -238,16 +243,17 @@ class Tournament:
                 from evaluate.ray_backend import run_on_ray
 
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_games,
+                interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_chunk,
                                                   address)
             elif workers == 1:
                 # reuse the agents built to check the input
                 player = GroupPlayer(self.rules, self.sources, self.seed, self.tables, self.records,
                                      prebuilt=self.built)
-                interrupted = run_in_process(player, work_items(self.tables), on_games)
+                interrupted = run_in_process(player, work_items(self.tables), on_games, on_played)
             else:
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games)
+                interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games,
+                                          on_played)
         except Exception as err:
             if on_error == "raise":
                 raise
@@ -355,12 +361,3 @@ def _build(label: str, source: AgentSource) -> Agent:
         raise TournamentError(f"agent {source!r} is not available in this installation: {err}") from None
     except Exception as err:  # a corrupt model file can fail in many ways inside its loader
         raise TournamentError(f"agent {source!r} cannot be loaded: {type(err).__name__}: {err}") from None
-
-
-def _progress_bar(total: int) -> Any:
-    """A tqdm progress bar with an ETA on stderr (None if tqdm is not installed)."""
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="game", desc="games", dynamic_ncols=True, smoothing=0.1)
