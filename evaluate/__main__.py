@@ -53,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=count(1, MAX_GAMES), default=1000,
                    help=f"games per pairing, all seatings of a deal group counted, at most {MAX_GAMES:,} "
                    f"(default: 1000)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    p.add_argument("--seed", type=int, default=None, help="tournament seed (default: 0)")
     p.add_argument("--workers", type=count(1, MAX_WORKERS), default=None,
                    help=f"worker processes (Ray: tasks at once), at most {MAX_WORKERS}; results do not "
                    "depend on it (default: CPU count; Ray: the cluster's CPUs)")
@@ -142,8 +142,9 @@ def _run(args: argparse.Namespace) -> int:
                 raise TournamentError(str(err)) from None
         tournament = Tournament(
             args.agents, preset=args.preset, players=args.players, knobs=parse_knobs(args.rule),
-            games=args.games, seed=args.seed, table_size=args.table_size, schedule=args.schedule,
-            records=args.records,
+            games=args.games, seed=0 if args.seed is None else args.seed, table_size=args.table_size,
+            schedule=args.schedule, records=args.records,
+            seed_note="seed 0 (default)" if args.seed is None else "",
         )
         if backend == "ray":  # connect before any folder is made: an unreachable cluster is bad input
             from evaluate.ray_backend import RayUnavailable, init_ray

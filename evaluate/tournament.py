@@ -68,6 +68,7 @@ class TournamentResult:
     elapsed_s: float = 0.0
     confidence: float = 0.95
     pooled_seeds: tuple[int, ...] = ()
+    seed_note: str = ""
     _summary: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -77,10 +78,12 @@ class TournamentResult:
 
     @property
     def seeds_label(self) -> str:
-        """The seed as reports name it: ``seed 3``, or ``seeds 2, 3, 4 pooled``."""
+        """The seed as reports name it: ``seed 3``, ``seeds 2, 3, 4 pooled``, or the ``seed_note``
+        the tournament was given (``seed 0 (default)``; a training run's evaluation names the run's
+        seed rather than the long one derived from it, which ``config()`` keeps)."""
         if self.pooled_seeds:
             return f"seeds {', '.join(map(str, self.pooled_seeds))} pooled"
-        return f"seed {self.seed}"
+        return self.seed_note or f"seed {self.seed}"
 
     @property
     def games_per_second(self) -> float:
@@ -160,6 +163,7 @@ class Tournament:
         schedule: str = "round-robin",
         records: bool = False,
         confidence: float = 0.95,
+        seed_note: str = "",
     ) -> None:
         self.rules = _rules(preset, players, knobs)
         self.labels, self.sources = _agent_sources(agents)
@@ -181,6 +185,7 @@ class Tournament:
             )
         self.games, self.seed, self.table_size = games, seed, table_size
         self.schedule, self.records, self.confidence = schedule, records, confidence
+        self.seed_note = seed_note
         self.tables = make_tables(len(self.labels), num_sides, games, table_size, schedule)
         self.built = [_build(label, source) for label, source in zip(self.labels, self.sources)]
         warn_unfit(self.built, self.rules)  # a policy trained for another game: one line on stderr
@@ -269,7 +274,7 @@ class Tournament:
             rules=self.rules, seed=self.seed, games_per_table=self.games_per_table,
             table_size=self.table_size, schedule=self.schedule, tables=self.tables, games=games,
             interrupted=interrupted, error=error, workers=workers, elapsed_s=elapsed,
-            confidence=self.confidence,
+            confidence=self.confidence, seed_note=self.seed_note,
         )
 
 
@@ -292,7 +297,8 @@ def run_tournament(
     or a mapping ``{label: spec or Agent}``. ``preset``: a preset name or a :class:`Rules`.
     ``games``: games per table (per pairing), rounded up to whole deal groups. Further options of
     :class:`Tournament`: ``knobs``, ``table_size``, ``schedule`` ("round-robin" or
-    "first-vs-rest": agent 0 against each other agent), ``records``, ``confidence``.
+    "first-vs-rest": agent 0 against each other agent), ``records``, ``confidence``, ``seed_note``
+    (how the report names the seed, e.g. ``"seed 0 (default)"``).
     ``backend``/``address``: see :meth:`Tournament.run` (``"ray"``: deal groups as Ray tasks).
     """
     tournament = Tournament(agents, preset=preset, players=players, games=games, seed=seed, **options)

@@ -31,12 +31,13 @@ def fair_share(config: TrainConfig) -> float:
 def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games: int, seed: int,
              workers: int = 1, progress: bool = False) -> list[tuple[list[str], Any]]:
     """Duplicate tournaments of the greedy policy ``actor`` against ``opponents``: a list of (the
-    opponents it holds, its :class:`~evaluate.tournament.TournamentResult`)."""
+    opponents it holds, its :class:`~evaluate.tournament.TournamentResult`). ``seed`` (derived from
+    the run's) is kept in the results; the tables name the run's seed, which repeats them."""
     from evaluate import run_tournament
 
     learner = SnapshotAgent(actor, deterministic=True, name="learner")
     options = dict(preset=config.preset, players=config.num_players, knobs=config.knobs, games=games,
-                   seed=seed, workers=workers, progress=progress)
+                   seed=seed, workers=workers, progress=progress, seed_note=f"run seed {config.seed}")
     sides = num_sides(config)
     if sides == 2:
         tables = [(list(opponents), [learner, *opponents], {"schedule": "first-vs-rest"})]
