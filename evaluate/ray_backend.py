@@ -20,8 +20,10 @@ Needs Ray (``pip install 'allfours[rllib]'``); nothing imports this module unles
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,20 +44,23 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
     instance (``local_options`` go to ``ray.init``, e.g. ``num_cpus``), ``"auto"`` joins the
     cluster started with ``ray start`` on this machine, ``"HOST:PORT"`` a head node and
     ``"ray://HOST:10001"`` goes through Ray Client. Workers get this installation's source folder
-    on ``PYTHONPATH`` and one thread each for numpy/torch. Returns True when this call connected
-    (the caller then calls ``ray.shutdown()`` when done); raises :class:`RayUnavailable` with one
-    line saying why not."""
+    on ``PYTHONPATH`` and one thread each for numpy/torch. Ray's messages that are not for the
+    user are silenced (:func:`quiet_ray`). Returns True when this call connected (the caller then
+    calls ``ray.shutdown()`` when done); raises :class:`RayUnavailable` with one line saying why
+    not."""
     try:
         import ray
     except ImportError:
         raise RayUnavailable("the Ray backend needs Ray: pip install 'allfours[rllib]'") from None
+    quiet_ray()
     if ray.is_initialized():
         return False
     if address and address != "auto":
         _probe(address)
     path = os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
     runtime_env = {"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}
-    options: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False}
+    options: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False,
+                               "logging_level": RAY_LOG_LEVEL}
     if address:
         options["address"] = address
     else:
@@ -71,6 +76,21 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
                     "and give this machine the cluster's ~/.ray/auth_token)")
         raise RayUnavailable(f"cannot start or reach Ray {where}: {first}{hint}") from None
     return True
+
+
+#: The level of Ray's and RLlib's Python loggers in this process: errors only. Their info and warnings
+#: (token authentication, "Started a local Ray instance", the new API stack, deprecations inside
+#: RLlib, "Install gputil") are about Ray itself, not the user's run.
+RAY_LOG_LEVEL = logging.ERROR
+
+
+def quiet_ray() -> None:
+    """Silence Ray's messages that are not for the user: its loggers (``ray``; ``ray.rllib``, which
+    does not pass its records up) at errors only, and the deprecation warnings raised inside Ray.
+    Errors are still shown, and failures still raise."""
+    for name in ("ray", "ray.rllib", "ray.tune"):
+        logging.getLogger(name).setLevel(RAY_LOG_LEVEL)
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"ray(\.|$)")
 
 
 def _probe(address: str, timeout: float = 5.0) -> None:

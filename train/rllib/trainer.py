@@ -184,6 +184,9 @@ def algorithm_config(config: TrainConfig):
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=agent_to_module, policies_to_train=[MODULE_ID])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module_spec(config)}))
         .debugging(seed=config.seed, log_level="ERROR")
+        # On a private local instance a failing runner is a bug to see, not to restart (and Ray
+        # would warn at every start that a restart could fail); a cluster's runners restart.
+        .fault_tolerance(restart_failed_env_runners=bool(settings.address))
     )
 
 
