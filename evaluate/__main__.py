@@ -7,10 +7,11 @@
 ``--games`` is the number of games **per pairing** (per table), counting every seating of a deal
 group: at 2 players, 2000 games = 1000 deal groups each played twice with the seats swapped. It is
 rounded up to whole deal groups (a note says so); the deal groups are generated as they are played,
-so memory does not grow with ``--games``. Prints the Markdown report on stdout, a progress bar with
-an ETA on stderr, and writes the files of :mod:`evaluate.report` into ``--out``, or without it into
-a new folder under ``runs/evaluate/`` (:mod:`evaluate.output`: a folder that holds results is
-refused unless ``--overwrite``; every input, the folder included, is checked before the first game).
+so memory does not grow with ``--games``. Prints the Markdown report on stdout, its progress on
+stderr (:mod:`evaluate.progress`: a bar on a terminal, a line every 30 s in a log), and writes the
+files of :mod:`evaluate.report` into ``--out``, or without it into a new folder under
+``runs/evaluate/`` (:mod:`evaluate.output`: a folder that holds results is refused unless
+``--overwrite``; every input, the folder included, is checked before the first game).
 
 Exit status: 0 done; 2 bad input (one line on stderr naming the problem, nothing written); 1 a game
 failed (e.g. an agent chose an illegal action: one line names the error and the game; the games that
