@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import TINY
+import pytest
+
+from conftest import TINY
 
 ROOT = Path(__file__).resolve().parents[1]
 LINE = re.compile(r"^(?P<what>.+?): (?P<done>[\d,]+)/(?P<total>[\d,]+) \(\d+%\), .*elapsed", re.M)
@@ -65,3 +67,18 @@ def test_a_bad_interval_is_refused_before_any_work(tmp_path):
         assert "ALLFOURS_PROGRESS_SECONDS must be a number of seconds above 0, got 'soon'" in done.stderr
         assert "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_rllib_training_prints_progress_lines_and_none_of_rays_own_messages(tmp_path):
+    """The RLlib backend (Ray starts locally: a minute or more, hence slow): progress lines into a log,
+    and none of Ray's messages that are not for the user (token authentication, the API stack,
+    deprecations, the core worker's warning about restarts)."""
+    pytest.importorskip("ray.rllib")
+    text = _run_to_file(["-m", "train", "--backend", "rllib", "--set", *TINY, "imitation.teacher=''",
+                         "--out", str(tmp_path / "run")], tmp_path / "log.txt", tmp_path)
+    training = _lines(text, "training")
+    assert training and any(done < 1024 for done, _ in training), text[-3000:]
+    for noise in ("authentication", "API stack", "DeprecationWarning", "core_worker", "Started a local Ray",
+                  "gputil"):
+        assert noise not in text, noise
