@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -112,14 +113,47 @@ def _probe(address: str, timeout: float = 5.0) -> None:
 _PLAYERS: dict[str, GroupPlayer] = {}
 
 
-def _play_chunk(token: str, player_args: tuple[Any, ...], items: Sequence[tuple[int, int]]
-                ) -> tuple[list[tuple], float, int]:
-    """Ray task: play the deal groups ``items`` with this process's player of tournament ``token``."""
+#: Seconds between two reports of a task to the tournament's game counter.
+COUNT_SECONDS = 0.5
+
+
+class GameCount:
+    """Ray actor: the games the tasks of one tournament have finished, for the progress line."""
+
+    def __init__(self) -> None:
+        self.games = 0
+
+    def add(self, games: int) -> None:
+        self.games += games
+
+    def total(self) -> int:
+        return self.games
+
+
+def _play_chunk(token: str, player_args: tuple[Any, ...], items: Sequence[tuple[int, int]],
+                counter: Any = None) -> tuple[list[tuple], float, int]:
+    """Ray task: play the deal groups ``items`` with this process's player of tournament ``token``,
+    telling ``counter`` (a :class:`GameCount`, or None) of the games as they end — every
+    :data:`COUNT_SECONDS` at most, and the rest when the chunk is done."""
     player = _PLAYERS.get(token)
     if player is None:
         _PLAYERS.clear()  # one tournament at a time per worker process
         player = _PLAYERS[token] = GroupPlayer(*player_args)
-    return play_chunk(player, items)
+    if counter is None:
+        return play_chunk(player, items)
+    untold, told_at = 0, time.monotonic()
+
+    def on_game() -> None:
+        nonlocal untold, told_at
+        untold += 1
+        if time.monotonic() - told_at >= COUNT_SECONDS:
+            counter.add.remote(untold)
+            untold, told_at = 0, time.monotonic()
+
+    result = play_chunk(player, items, on_game)
+    if untold:
+        counter.add.remote(untold)
+    return result
 
 
 # ---------------------------------------------------------------------------- driver side
@@ -133,10 +167,12 @@ def cluster_cpus() -> int:
 
 def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], count: int,
                workers: int | None, on_games: Callable[[list[GameSummary]], None],
-               address: str = "") -> tuple[bool, int]:
+               address: str = "", on_played: Callable[[int], None] | None = None) -> tuple[bool, int]:
     """Play the ``count`` deal groups of ``items`` (``(table, group)`` pairs, taken in order as work
     is handed out) as Ray tasks, at most ``workers`` running at once (None: the cluster's CPUs),
-    passing each chunk's games to ``on_games``. Returns (interrupted by Ctrl-C, workers used).
+    passing each chunk's games to ``on_games``, and to ``on_played`` the number of games the tasks
+    finished since its last call (a :class:`GameCount` actor they tell as games end, read about
+    twice a second). Returns (interrupted by Ctrl-C, workers used).
     Connects with :func:`init_ray` unless connected, and disconnects if it connected. An error
     raised by a game is re-raised here as itself."""
     started = init_ray(address)
@@ -152,6 +188,17 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
         seconds_per_group: float | None = None
         in_flight: list[Any] = []
         interrupted = False
+        counter = ray.remote(num_cpus=0)(GameCount).remote() if on_played is not None else None
+        told, asked, received = 0, time.monotonic(), 0
+
+        def tell() -> None:
+            nonlocal told, asked
+            asked = time.monotonic()
+            if counter is not None:
+                total = ray.get(counter.total.remote())
+                if total > told:
+                    on_played(total - told)
+                    told = total
 
         def submit() -> None:
             nonlocal left
@@ -160,7 +207,7 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
             chunk = list(itertools.islice(pending, size))
             left = left - len(chunk) if chunk else 0
             if chunk:
-                in_flight.append(task.remote(token, args_ref, chunk))
+                in_flight.append(task.remote(token, args_ref, chunk, counter))
 
         try:
             while left and len(in_flight) < 2 * workers:
@@ -178,8 +225,13 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
                     seconds_per_group = per_group if seconds_per_group is None else (
                         0.7 * seconds_per_group + 0.3 * per_group)
                     on_games([GameSummary(*game) for game in games])
+                    received += len(games)
                 while left and len(in_flight) < 2 * workers:
                     submit()
+                if ready or time.monotonic() - asked >= COUNT_SECONDS:
+                    tell()
+            if on_played is not None and received > told:  # a task's last word may still be on its way
+                on_played(received - told)
         except KeyboardInterrupt:
             interrupted = True
         finally:

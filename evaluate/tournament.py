@@ -205,7 +205,7 @@ class Tournament:
         """Play every game, in this process (``workers=1``) or in ``workers`` processes; the result
         is the same either way. ``progress``: True for progress on stderr (a bar on a terminal, a
         line every 30 s in a log: :mod:`evaluate.progress`), or a callable given the number of games
-        just finished, game by game as the workers finish them (as chunks come back with Ray).
+        just finished, game by game as the workers (or Ray tasks) finish them.
         Ctrl-C stops early and returns what finished.
         ``backend="ray"``: the deal groups run as Ray tasks (:mod:`evaluate.ray_backend`; ``address``
         as for :func:`~evaluate.ray_backend.init_ray`, ``workers`` tasks at once, None: the
@@ -236,11 +236,6 @@ class Tournament:
         def on_games(batch: list[GameSummary]) -> None:
             games.extend(batch)
 
-        def on_chunk(batch: list[GameSummary]) -> None:  # Ray: progress as chunks come back
-            on_games(batch)
-            if on_played is not None:
-                on_played(len(batch))
-
         start = time.perf_counter()
         interrupted, error = False, None
         try:
@@ -248,8 +243,8 @@ class Tournament:
                 from evaluate.ray_backend import run_on_ray
 
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_chunk,
-                                                  address)
+                interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_games,
+                                                  address, on_played)
             elif workers == 1:
                 # reuse the agents built to check the input
                 player = GroupPlayer(self.rules, self.sources, self.seed, self.tables, self.records,
