@@ -377,9 +377,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     # ------------------------------------------------------------------ public state
 
     @property
-    def scores(self) -> tuple[int, ...]:
-        """Each side's score (side ``s`` holds ``player_s``, and ``player_{s+2}`` in partnerships)."""
-        return tuple(self._require_game().scores)
+    def scores(self) -> list[int]:
+        """Each side's score (side ``s`` holds ``player_s``, and ``player_{s+2}`` in partnerships): a
+        list, as ``game.scores`` and the game record have it, copied so that changing it changes
+        nothing in the game."""
+        return list(self._require_game().scores)
 
     @property
     def winner(self) -> int | None:

@@ -91,14 +91,17 @@ def card_str(card: int) -> str:
 
 
 _CARD_BY_TEXT = {card_str(c): c for c in range(NUM_CARD_IDS)}
+# the ten as the text table prints it (10♥) is accepted too: 10H is TH
+_CARD_BY_TEXT |= {f"10{suit}": _CARD_BY_TEXT[f"T{suit}"] for suit in SUITS}
 _PACK_IDS = frozenset(range(NUM_CARDS))
 
 
 def parse_card(text: str) -> int:
-    """Return the id of a card written rank-then-suit (``'TD'``, ``'AS'``, ``'7H'``, ``'JK'``).
+    """Return the id of a card written rank-then-suit (``'TD'``, ``'AS'``, ``'7H'``, ``'JK'``; the ten
+    also as ``'10D'``, as the text table prints it).
 
-    Only the canonical upper-case form is accepted; anything else raises a ``ValueError`` that says
-    what the canonical form would be, when one can be guessed.
+    Only the upper-case form is accepted; anything else raises a ``ValueError`` that says what the
+    accepted form would be, when one can be guessed. :func:`card_str` always writes the ten ``T``.
     """
     card = _CARD_BY_TEXT.get(text) if isinstance(text, str) else None
     if card is not None:
@@ -113,13 +116,11 @@ def _bad_card_message(text: object) -> str:
     stripped = text.strip()
     if stripped.upper() in _CARD_BY_TEXT:
         hint = f" (did you mean {stripped.upper()!r}?)"
-    elif stripped.upper().startswith("10") and len(stripped) == 3:
-        hint = f" (the ten is written T: {('T' + stripped[2]).upper()!r})"
     elif len(stripped) == 2 and stripped[1].upper() in RANKS and stripped[0].upper() in SUITS:
         hint = f" (rank comes first: {(stripped[1] + stripped[0]).upper()!r})"
     return (
         f"{text!r} is not a card{hint}: write rank then suit, ranks {' '.join(RANKS)}, "
-        f"suits {' '.join(SUITS)} (e.g. 'TD', 'AS', '7H'; the joker is 'JK')"
+        f"suits {' '.join(SUITS)} (e.g. 'TD' or '10D', 'AS', '7H'; the joker is 'JK')"
     )
 
 

@@ -7,10 +7,11 @@
 ``--games`` is the number of games **per pairing** (per table), counting every seating of a deal
 group: at 2 players, 2000 games = 1000 deal groups each played twice with the seats swapped. It is
 rounded up to whole deal groups (a note says so); the deal groups are generated as they are played,
-so memory does not grow with ``--games``. Prints the Markdown report on stdout, a progress bar with
-an ETA on stderr, and writes the files of :mod:`evaluate.report` into ``--out``, or without it into
-a new folder under ``runs/evaluate/`` (:mod:`evaluate.output`: a folder that holds results is
-refused unless ``--overwrite``; every input, the folder included, is checked before the first game).
+so memory does not grow with ``--games``. Prints the Markdown report on stdout, its progress on
+stderr (:mod:`evaluate.progress`: a bar on a terminal, a line every 30 s in a log), and writes the
+files of :mod:`evaluate.report` into ``--out``, or without it into a new folder under
+``runs/evaluate/`` (:mod:`evaluate.output`: a folder that holds results is refused unless
+``--overwrite``; every input, the folder included, is checked before the first game).
 
 Exit status: 0 done; 2 bad input (one line on stderr naming the problem, nothing written); 1 a game
 failed (e.g. an agent chose an illegal action: one line names the error and the game; the games that
@@ -30,6 +31,7 @@ from typing import Any
 from agents.cli import MAX_GAMES, MAX_WORKERS, OneLineParser, count
 from evaluate.games import describe_failure
 from evaluate.output import OutputFolder
+from evaluate.progress import format_duration, format_rate, interval
 from evaluate.schedule import SCHEDULES
 from evaluate.tournament import BACKENDS, Tournament, TournamentError
 
@@ -52,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=count(1, MAX_GAMES), default=1000,
                    help=f"games per pairing, all seatings of a deal group counted, at most {MAX_GAMES:,} "
                    f"(default: 1000)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    p.add_argument("--seed", type=int, default=None, help="tournament seed (default: 0)")
     p.add_argument("--workers", type=count(1, MAX_WORKERS), default=None,
                    help=f"worker processes (Ray: tasks at once), at most {MAX_WORKERS}; results do not "
                    "depend on it (default: CPU count; Ray: the cluster's CPUs)")
@@ -75,7 +77,9 @@ def parser() -> argparse.ArgumentParser:
                    "default: as many as there are sides, at most the number of agents)")
     p.add_argument("--schedule", choices=SCHEDULES, default="round-robin",
                    help="round-robin (every table) or first-vs-rest (the first agent against the others)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar on a terminal; in a log a line every 30 s, or every "
+                   "ALLFOURS_PROGRESS_SECONDS)")
     return p
 
 
@@ -132,10 +136,16 @@ def _run(args: argparse.Namespace) -> int:
         args.workers = min(os.cpu_count() or 1, MAX_WORKERS)
     try:
         check_options(args)
+        if not args.quiet:
+            try:
+                interval()  # a bad ALLFOURS_PROGRESS_SECONDS is bad input, refused before any game
+            except ValueError as err:
+                raise TournamentError(str(err)) from None
         tournament = Tournament(
             args.agents, preset=args.preset, players=args.players, knobs=parse_knobs(args.rule),
-            games=args.games, seed=args.seed, table_size=args.table_size, schedule=args.schedule,
-            records=args.records,
+            games=args.games, seed=0 if args.seed is None else args.seed, table_size=args.table_size,
+            schedule=args.schedule, records=args.records,
+            seed_note="seed 0 (default)" if args.seed is None else "",
         )
         if backend == "ray":  # connect before any folder is made: an unreachable cluster is bad input
             from evaluate.ray_backend import RayUnavailable, init_ray
@@ -194,8 +204,8 @@ def _play_and_save(args: argparse.Namespace, tournament: Tournament,
             print(f"{PROG}: error: cannot write results to {folder.path}: {err}", file=sys.stderr)
             return 1, True
         print(f"{PROG}: wrote {', '.join(p.name for p in paths)} to {folder.path}", file=sys.stderr)
-    print(f"{PROG}: {len(result.games):,} games in {result.elapsed_s:.1f} s "
-          f"({result.games_per_second:,.0f} games/s, {result.workers} worker(s))", file=sys.stderr)
+    print(f"{PROG}: {len(result.games):,} games in {format_duration(result.elapsed_s)} "
+          f"({format_rate(result.games_per_second, 'game')}, {result.workers} worker(s))", file=sys.stderr)
     if result.interrupted or result.error:
         used = result.summary()["games_used"]
         kept = (f"kept {len(result.games):,} finished games of {result.planned_games:,} ({used:,} in "

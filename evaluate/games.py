@@ -8,6 +8,7 @@ start of every game, so reusing them changes nothing (see :mod:`agents.base`).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,8 +165,10 @@ class GroupPlayer:
         rules = self.rules
         return [side_agents[rules.side_of(seat)] for seat in range(rules.num_players)]
 
-    def play_group(self, table_index: int, group: int) -> list[GameSummary]:
-        """Play deal group ``group`` once in every seating of table ``table_index``."""
+    def play_group(self, table_index: int, group: int,
+                   on_game: Callable[[], None] | None = None) -> list[GameSummary]:
+        """Play deal group ``group`` once in every seating of table ``table_index``; ``on_game`` is
+        called after each game (progress counts games, not deal groups)."""
         table = self.tables[table_index]
         n = self.rules.num_players
         dealer, decks = deal_group(self.seed, group, n, self._decks_hint, self._pack_size)
@@ -191,5 +194,7 @@ class GroupPlayer:
                 if offer > len(decks):
                     dealer, decks = deal_group(self.seed, group, n, 2 * offer, self._pack_size)
             out.append(summarize_game(game, table, group, seating_number, index, self.keep_records))
+            if on_game is not None:
+                on_game()
             offer = min(len(decks), used + 2)  # the same cards tend to need as many deals
         return out

@@ -2,8 +2,9 @@
 
 Work is handed out as chunks of whole deal groups. Chunk sizes adapt to how long a group takes
 (aiming at a fraction of a second per chunk, smaller near the end so that no worker idles long),
-which keeps the inter-process traffic small for fast bots and the progress bar lively for slow
-ones. Sizes only change speed: every game's result depends on the tournament seed and its number.
+which keeps the inter-process traffic small for fast bots and the answers frequent for slow ones.
+Sizes only change speed: every game's result depends on the tournament seed and its number.
+Progress counts games, through a counter the workers share, not the chunks that come back.
 
 Ctrl-C: workers ignore SIGINT; the main process stops handing out work, terminates the pool and
 keeps every chunk that had come back (whole deal groups only).
@@ -27,30 +28,40 @@ CHUNK_SECONDS = 0.25
 MAX_CHUNK = 512
 
 _PLAYER: GroupPlayer | None = None
+_PLAYED: Any = None  # the pool's shared count of games played, for the progress line
 
 
-def _init_worker(args: tuple[Any, ...]) -> None:
-    """Pool initializer: ignore Ctrl-C (the main process handles it) and set up the player."""
-    global _PLAYER
+def _init_worker(args: tuple[Any, ...], played: Any = None) -> None:
+    """Pool initializer: ignore Ctrl-C (the main process handles it), set up the player and keep
+    the shared game counter."""
+    global _PLAYER, _PLAYED
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _PLAYER = GroupPlayer(*args)
+    _PLAYED = played
+
+
+def _count_game() -> None:
+    """Add one to the pool's shared count of games played."""
+    with _PLAYED.get_lock():
+        _PLAYED.value += 1
 
 
 def _play_chunk(items: Sequence[tuple[int, int]]) -> tuple[list[tuple], float, int]:
     """Worker task: play the deal groups ``items`` with this worker's player (:func:`play_chunk`)."""
     assert _PLAYER is not None
-    return play_chunk(_PLAYER, items)
+    return play_chunk(_PLAYER, items, _count_game if _PLAYED is not None else None)
 
 
-def play_chunk(player: GroupPlayer, items: Sequence[tuple[int, int]]) -> tuple[list[tuple], float, int]:
+def play_chunk(player: GroupPlayer, items: Sequence[tuple[int, int]],
+               on_game: Callable[[], None] | None = None) -> tuple[list[tuple], float, int]:
     """Play the deal groups ``items`` = [(table, group), ...] in a worker (a process of the pool, or a
-    Ray task); returns the games (as :meth:`GameSummary.to_tuple`), the seconds it took and the number
-    of groups."""
+    Ray task), calling ``on_game`` after each game; returns the games (as
+    :meth:`GameSummary.to_tuple`), the seconds it took and the number of groups."""
     start = time.perf_counter()
     out: list[tuple] = []
     for table, group in items:
         _one_thread()
-        out.extend(game.to_tuple() for game in player.play_group(table, group))
+        out.extend(game.to_tuple() for game in player.play_group(table, group, on_game))
     return out, time.perf_counter() - start, len(items)
 
 
@@ -62,13 +73,15 @@ def _one_thread() -> None:
 
 
 def run_in_process(player: GroupPlayer, items: Iterable[tuple[int, int]],
-                   on_games: Callable[[list[GameSummary]], None]) -> bool:
+                   on_games: Callable[[list[GameSummary]], None],
+                   on_played: Callable[[int], None] | None = None) -> bool:
     """Play ``items`` (``(table, group)`` pairs, consumed as they are played) here, group by group,
-    passing each group's games to ``on_games``. Returns True if interrupted by Ctrl-C (the group in
-    progress is dropped)."""
+    passing each group's games to ``on_games`` and telling ``on_played(1)`` of every game as it
+    ends. Returns True if interrupted by Ctrl-C (the group in progress is dropped)."""
+    on_game = None if on_played is None else (lambda: on_played(1))
     try:
         for table, group in items:
-            on_games(player.play_group(table, group))
+            on_games(player.play_group(table, group, on_game))
     except KeyboardInterrupt:
         return True
     return False
@@ -84,11 +97,25 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], count: int, workers: int,
-                on_games: Callable[[list[GameSummary]], None]) -> bool:
+                on_games: Callable[[list[GameSummary]], None],
+                on_played: Callable[[int], None] | None = None) -> bool:
     """Play the ``count`` deal groups of ``items`` (``(table, group)`` pairs, taken from the iterable
     in order as work is handed out) in ``workers`` processes, passing each chunk's games to
-    ``on_games`` as it comes back. Returns True if interrupted by Ctrl-C. Errors raised by a game
-    are re-raised here."""
+    ``on_games`` as it comes back, and the number of games the workers finished since the last
+    call to ``on_played`` (a counter they share, read a few times a second). Returns True if
+    interrupted by Ctrl-C. Errors raised by a game are re-raised here."""
+    context = _context()
+    played = context.Value("q", 0) if on_played is not None else None
+    told = 0
+
+    def tell() -> None:
+        nonlocal told
+        if played is not None:
+            now = played.value
+            if now > told:
+                on_played(now - told)
+                told = now
+
     pending = iter(items)
     left = count  # groups not yet handed out
     done: queue.SimpleQueue = queue.SimpleQueue()
@@ -97,7 +124,7 @@ def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], 
     pool = None
     interrupted = False
     try:
-        pool = _context().Pool(workers, initializer=_init_worker, initargs=(player_args,))
+        pool = context.Pool(workers, initializer=_init_worker, initargs=(player_args, played))
 
         def submit() -> None:
             nonlocal in_flight, left
@@ -117,7 +144,8 @@ def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], 
         while left and in_flight < 2 * workers:
             submit()
         while in_flight:
-            reply = _wait(done)
+            reply = _wait(done, tell)
+            tell()
             in_flight -= 1
             if isinstance(reply, BaseException):
                 _keep_finished(done, on_games)
@@ -152,10 +180,11 @@ def _keep_finished(done: queue.SimpleQueue, on_games: Callable[[list[GameSummary
             on_games([GameSummary(*game) for game in reply[0]])
 
 
-def _wait(done: queue.SimpleQueue) -> Any:
-    """Block for the next reply; short timeouts keep the main thread responsive to Ctrl-C."""
+def _wait(done: queue.SimpleQueue, tick: Callable[[], None]) -> Any:
+    """Block for the next reply; short timeouts keep the main thread responsive to Ctrl-C and call
+    ``tick`` (the progress count) a few times a second."""
     while True:
         try:
             return done.get(timeout=0.2)
         except queue.Empty:
-            continue
+            tick()

@@ -20,8 +20,11 @@ Needs Ray (``pip install 'allfours[rllib]'``); nothing imports this module unles
 from __future__ import annotations
 
 import itertools
+import logging
 import os
+import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,20 +45,23 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
     instance (``local_options`` go to ``ray.init``, e.g. ``num_cpus``), ``"auto"`` joins the
     cluster started with ``ray start`` on this machine, ``"HOST:PORT"`` a head node and
     ``"ray://HOST:10001"`` goes through Ray Client. Workers get this installation's source folder
-    on ``PYTHONPATH`` and one thread each for numpy/torch. Returns True when this call connected
-    (the caller then calls ``ray.shutdown()`` when done); raises :class:`RayUnavailable` with one
-    line saying why not."""
+    on ``PYTHONPATH`` and one thread each for numpy/torch. Ray's messages that are not for the
+    user are silenced (:func:`quiet_ray`). Returns True when this call connected (the caller then
+    calls ``ray.shutdown()`` when done); raises :class:`RayUnavailable` with one line saying why
+    not."""
     try:
         import ray
     except ImportError:
         raise RayUnavailable("the Ray backend needs Ray: pip install 'allfours[rllib]'") from None
+    quiet_ray()
     if ray.is_initialized():
         return False
     if address and address != "auto":
         _probe(address)
     path = os.pathsep.join(filter(None, [str(SOURCE_ROOT), os.environ.get("PYTHONPATH")]))
     runtime_env = {"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": "1"}}
-    options: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False}
+    options: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False,
+                               "logging_level": RAY_LOG_LEVEL}
     if address:
         options["address"] = address
     else:
@@ -71,6 +77,21 @@ def init_ray(address: str = "", **local_options: Any) -> bool:
                     "and give this machine the cluster's ~/.ray/auth_token)")
         raise RayUnavailable(f"cannot start or reach Ray {where}: {first}{hint}") from None
     return True
+
+
+#: The level of Ray's and RLlib's Python loggers in this process: errors only. Their info and warnings
+#: (token authentication, "Started a local Ray instance", the new API stack, deprecations inside
+#: RLlib, "Install gputil") are about Ray itself, not the user's run.
+RAY_LOG_LEVEL = logging.ERROR
+
+
+def quiet_ray() -> None:
+    """Silence Ray's messages that are not for the user: its loggers (``ray``; ``ray.rllib``, which
+    does not pass its records up) at errors only, and the deprecation warnings raised inside Ray.
+    Errors are still shown, and failures still raise."""
+    for name in ("ray", "ray.rllib", "ray.tune"):
+        logging.getLogger(name).setLevel(RAY_LOG_LEVEL)
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"ray(\.|$)")
 
 
 def _probe(address: str, timeout: float = 5.0) -> None:
@@ -92,14 +113,47 @@ def _probe(address: str, timeout: float = 5.0) -> None:
 _PLAYERS: dict[str, GroupPlayer] = {}
 
 
-def _play_chunk(token: str, player_args: tuple[Any, ...], items: Sequence[tuple[int, int]]
-                ) -> tuple[list[tuple], float, int]:
-    """Ray task: play the deal groups ``items`` with this process's player of tournament ``token``."""
+#: Seconds between two reports of a task to the tournament's game counter.
+COUNT_SECONDS = 0.5
+
+
+class GameCount:
+    """Ray actor: the games the tasks of one tournament have finished, for the progress line."""
+
+    def __init__(self) -> None:
+        self.games = 0
+
+    def add(self, games: int) -> None:
+        self.games += games
+
+    def total(self) -> int:
+        return self.games
+
+
+def _play_chunk(token: str, player_args: tuple[Any, ...], items: Sequence[tuple[int, int]],
+                counter: Any = None) -> tuple[list[tuple], float, int]:
+    """Ray task: play the deal groups ``items`` with this process's player of tournament ``token``,
+    telling ``counter`` (a :class:`GameCount`, or None) of the games as they end — every
+    :data:`COUNT_SECONDS` at most, and the rest when the chunk is done."""
     player = _PLAYERS.get(token)
     if player is None:
         _PLAYERS.clear()  # one tournament at a time per worker process
         player = _PLAYERS[token] = GroupPlayer(*player_args)
-    return play_chunk(player, items)
+    if counter is None:
+        return play_chunk(player, items)
+    untold, told_at = 0, time.monotonic()
+
+    def on_game() -> None:
+        nonlocal untold, told_at
+        untold += 1
+        if time.monotonic() - told_at >= COUNT_SECONDS:
+            counter.add.remote(untold)
+            untold, told_at = 0, time.monotonic()
+
+    result = play_chunk(player, items, on_game)
+    if untold:
+        counter.add.remote(untold)
+    return result
 
 
 # ---------------------------------------------------------------------------- driver side
@@ -113,10 +167,12 @@ def cluster_cpus() -> int:
 
 def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], count: int,
                workers: int | None, on_games: Callable[[list[GameSummary]], None],
-               address: str = "") -> tuple[bool, int]:
+               address: str = "", on_played: Callable[[int], None] | None = None) -> tuple[bool, int]:
     """Play the ``count`` deal groups of ``items`` (``(table, group)`` pairs, taken in order as work
     is handed out) as Ray tasks, at most ``workers`` running at once (None: the cluster's CPUs),
-    passing each chunk's games to ``on_games``. Returns (interrupted by Ctrl-C, workers used).
+    passing each chunk's games to ``on_games``, and to ``on_played`` the number of games the tasks
+    finished since its last call (a :class:`GameCount` actor they tell as games end, read about
+    twice a second). Returns (interrupted by Ctrl-C, workers used).
     Connects with :func:`init_ray` unless connected, and disconnects if it connected. An error
     raised by a game is re-raised here as itself."""
     started = init_ray(address)
@@ -132,6 +188,17 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
         seconds_per_group: float | None = None
         in_flight: list[Any] = []
         interrupted = False
+        counter = ray.remote(num_cpus=0)(GameCount).remote() if on_played is not None else None
+        told, asked, received = 0, time.monotonic(), 0
+
+        def tell() -> None:
+            nonlocal told, asked
+            asked = time.monotonic()
+            if counter is not None:
+                total = ray.get(counter.total.remote())
+                if total > told:
+                    on_played(total - told)
+                    told = total
 
         def submit() -> None:
             nonlocal left
@@ -140,7 +207,7 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
             chunk = list(itertools.islice(pending, size))
             left = left - len(chunk) if chunk else 0
             if chunk:
-                in_flight.append(task.remote(token, args_ref, chunk))
+                in_flight.append(task.remote(token, args_ref, chunk, counter))
 
         try:
             while left and len(in_flight) < 2 * workers:
@@ -158,8 +225,13 @@ def run_on_ray(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], c
                     seconds_per_group = per_group if seconds_per_group is None else (
                         0.7 * seconds_per_group + 0.3 * per_group)
                     on_games([GameSummary(*game) for game in games])
+                    received += len(games)
                 while left and len(in_flight) < 2 * workers:
                     submit()
+                if ready or time.monotonic() - asked >= COUNT_SECONDS:
+                    tell()
+            if on_played is not None and received > told:  # a task's last word may still be on its way
+                on_played(received - told)
         except KeyboardInterrupt:
             interrupted = True
         finally:

@@ -78,23 +78,71 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right:
     return "\n".join(lines)
 
 
+def _first_copies(result: TournamentResult) -> dict[str, str]:
+    """Each label's first copy: at tables of more than two agents, agents given by the same spec
+    string (``heuristic``, ``heuristic#2``, ``heuristic#3``) are one agent seated several times and
+    share a row. In pairings (``random random``: is the noise as small as it should be?) and for agent
+    objects every label stands for itself."""
+    first_of: dict[str, str] = {}
+    out = {}
+    for label, spec in zip(result.labels, result.specs):
+        merge = result.table_size > 2 and not spec.startswith("<")
+        out[label] = first_of.setdefault(spec, label) if merge else label
+    return out
+
+
+def copies(result: TournamentResult) -> dict[str, int]:
+    """How many copies of each agent the report shows as one row, under the first copy's label."""
+    count: dict[str, int] = {}
+    for first in _first_copies(result).values():
+        count[first] = count.get(first, 0) + 1
+    return count
+
+
+def _shown_labels(result: TournamentResult) -> dict[str, str]:
+    """The label each first copy is shown as (``heuristic ×3``); later copies are not shown."""
+    return {label: label if n == 1 else f"{label} ×{n}" for label, n in copies(result).items()}
+
+
+def _opponents(names: Sequence[str], result: TournamentResult) -> str:
+    """The opponents of a row, copies of one agent named once: ``learner, heuristic ×3``."""
+    first = _first_copies(result)
+    groups: dict[str, int] = {}
+    for name in names:
+        groups[first[name]] = groups.get(first[name], 0) + 1
+    return ", ".join(label if n == 1 else f"{label} ×{n}" for label, n in groups.items())
+
+
 def displayed_rows(result: TournamentResult) -> list[dict[str, Any]]:
-    """The rows of the pairings table: at a pairing, only the better-rated agent's (the other's is
-    its mirror image); at a larger table, every agent's."""
+    """The rows of the pairings table. At a pairing, the row of the agent listed first (the other's
+    is its mirror image), so a candidate given first — a training run's learner — always has its own
+    row; at a larger table, every distinct agent's (one row for the copies of an agent)."""
     summary = result.summary()
-    rating = {a["agent"]: a["rating"] for a in summary["agents"]}
+    shown = copies(result)
     rows = []
     for table in summary["tables"]:
         results = table["results"]
         if len(results) == 2:
-            results = [max(results, key=lambda r: rating[r["agent"]])]
-        rows.extend(results)
+            results = results[:1]
+        rows.extend(r for r in results if r["agent"] in shown)
     return rows
+
+
+def _includes_fair_share(row: dict[str, Any]) -> bool:
+    """Whether the win rate's interval holds the fair share: the games do not tell the agents apart."""
+    ci = row.get("win_rate_ci")
+    return row["win_rate"] is not None and ci is not None and ci[0] <= row["fair_share"] <= ci[1]
+
+
+def _is_half(share: float | None) -> bool:
+    return share is None or abs(share - 0.5) < 1e-9
 
 
 def markdown(result: TournamentResult, kinds: bool = True) -> str:
     """The terminal report: a heading line, the leaderboard, the pairings and (with ``kinds``) the
-    points by kind. The heading names the seed, or the seeds of a pooled result."""
+    points by kind. The heading names the seed, or the seeds of a pooled result. Copies of an agent
+    share one row; a fair share other than one half is shown beside the win rates; a pairing whose
+    interval includes the fair share is said to settle nothing."""
     summary = result.summary()
     config = result.config()
     level = round(100 * summary["confidence"])
@@ -107,28 +155,35 @@ def markdown(result: TournamentResult, kinds: bool = True) -> str:
         head += (f" — {'STOPPED BY AN ERROR' if result.error else 'INTERRUPTED'}: {len(result.games):,} of "
                  f"{result.planned_games:,} games finished, {summary['games_used']:,} in complete deal "
                  f"groups are used")
+    names = _shown_labels(result)
+    agents = [a for a in summary["agents"] if a["agent"] in names]
     decisions = DECISION_COLUMNS.get(result.rules.trump_selection, ())
+    share_board = not all(_is_half(a["fair_share"]) for a in agents)
     leaderboard = _markdown_table(
-        ["rank", "agent", f"rating ({level}% CI)", "games", "win rate", "points/hand",
-         *(title for title, _, _ in decisions)],
-        [[str(a["rank"]), a["agent"], f"{a['rating']:.0f} ({a['rating_ci'][0]:.0f}–{a['rating_ci'][1]:.0f})",
-          f"{a['games']:,}", _pct(a["win_rate"]), _num(a["points_per_hand"]),
-          *(show(a[key]) for _, key, show in decisions)] for a in summary["agents"]],
-        [True, False, *([True] * (4 + len(decisions)))],
+        ["rank", "agent", f"rating ({level}% CI)", "games", "win rate", *(["fair share"] * share_board),
+         "points/hand", *(title for title, _, _ in decisions)],
+        [[str(a["rank"]), names[a["agent"]],
+          f"{a['rating']:.0f} ({a['rating_ci'][0]:.0f}–{a['rating_ci'][1]:.0f})",
+          f"{a['games']:,}", _pct(a["win_rate"]), *([_pct(a["fair_share"])] * share_board),
+          _num(a["points_per_hand"]), *(show(a[key]) for _, key, show in decisions)] for a in agents],
+        [True, False, *([True] * (4 + share_board + len(decisions)))],
     )
+    rows = displayed_rows(result)
+    share_pairs = not all(_is_half(r["fair_share"]) for r in rows)
     pairings = _markdown_table(
-        ["agent", "vs", "games", f"win rate ({level}% CI)", "points/hand", f"margin/hand ({level}% CI)"],
-        [[r["agent"], ", ".join(r["opponents"]), f"{r['games']:,}",
-          _interval_pct(r["win_rate"], r["win_rate_ci"]), _num(r["points_per_hand"]),
-          _interval(r["margin_per_hand"], r["margin_per_hand_ci"], signed=True)]
-         for r in displayed_rows(result)],
-        [False, False, True, True, True, True],
+        ["agent", "vs", "games", f"win rate ({level}% CI)", *(["fair share"] * share_pairs), "points/hand",
+         f"margin/hand ({level}% CI)"],
+        [[names[r["agent"]], _opponents(r["opponents"], result), f"{r['games']:,}",
+          _interval_pct(r["win_rate"], r["win_rate_ci"]), *([_pct(r["fair_share"])] * share_pairs),
+          _num(r["points_per_hand"]), _interval(r["margin_per_hand"], r["margin_per_hand_ci"], signed=True)]
+         for r in rows],
+        [False, False, True, True, *([True] * share_pairs), True, True],
     )
     shown = kinds_of(result.rules)
     by_kind = _markdown_table(
         ["agent", *(POINT_KIND_TITLES[k] for k in shown), "total"],
-        [[a["agent"], *(_num(a["points_per_hand_by_kind"].get(k, 0.0)) for k in shown),
-          _num(a["points_per_hand"])] for a in summary["agents"]],
+        [[names[a["agent"]], *(_num(a["points_per_hand_by_kind"].get(k, 0.0)) for k in shown),
+          _num(a["points_per_hand"])] for a in agents],
         [False, *([True] * (len(shown) + 1))],
     )
     pairs = all(len(t["agents"]) == 2 for t in summary["tables"])
@@ -140,6 +195,14 @@ def markdown(result: TournamentResult, kinds: bool = True) -> str:
         f"{'Pairings' if pairs else 'Tables'} (duplicate deals; margin = points per hand minus {against})",
         pairings,
     ]
+    notes = [f"{names[r['agent']]} vs {_opponents(r['opponents'], result)} settles nothing: the interval "
+             f"includes the fair share ({_pct(r['fair_share'])}); more games are needed to tell them apart."
+             for r in rows if _includes_fair_share(r)]
+    several = [f"{shown_as}: {copies(result)[label]} copies of one agent; the row shows the first copy's "
+               f"numbers"
+               for label, shown_as in names.items() if shown_as != label]
+    if notes or several:
+        parts.append("\n".join(f"* {line}" for line in [*notes, *several]))
     if kinds:
         parts += ["Points per hand by kind", by_kind]
     return "\n\n".join(parts) + "\n"

@@ -6,6 +6,9 @@ Definitions (per agent, at one table or over all its games):
 * **win rate** — games won by a side the agent held / games; 95% Wilson score interval. The games
   of a deal group are negatively correlated (the same cards in swapped seats), so treating them as
   independent makes this interval, if anything, a little too wide.
+* **fair share** — the win rate an agent would have if every agent played equally well: the share
+  of the sides it holds, averaged over the seatings (1/2 in a pairing; 1/4 alone against three
+  others at four sides).
 * **points per hand** — points scored by the agent's sides / (hands × sides it held), i.e. what one
   of its sides scores in an average hand. A hand is one deal played to its scoring; a hand thrown
   in for an exhausted pack and its redeal count as one; the final hand, cut short by the winning
@@ -161,6 +164,12 @@ def describe(tally: dict[str, Any], confidence: float = 0.95) -> dict[str, Any]:
     }
 
 
+def fair_share(seatings: Sequence[Sequence[int]], agent: int) -> float:
+    """The win rate of ``agent`` if every agent played equally well: the mean, over ``seatings``,
+    of the share of the sides it holds."""
+    return sum(seating.count(agent) / len(seating) for seating in seatings) / len(seatings)
+
+
 def table_stats(table: Table, games: Sequence[GameSummary], labels: Sequence[str], seed: int,
                 confidence: float = 0.95) -> dict[str, Any]:
     """The statistics of one table from its complete games: per agent :func:`describe` plus the
@@ -185,7 +194,8 @@ def table_stats(table: Table, games: Sequence[GameSummary], labels: Sequence[str
         point_pph = totals[0::2] / totals[1::2]
     for k, agent in enumerate(agents):
         numbers = describe(tally(games, agent), confidence)
-        numbers = {"agent": labels[agent], "opponents": [labels[a] for a in agents if a != agent]} | numbers
+        numbers = {"agent": labels[agent], "opponents": [labels[a] for a in agents if a != agent],
+                   "fair_share": fair_share(table.seatings, agent)} | numbers
         if groups:
             others = [j for j in range(len(agents)) if j != k]
             margin = pph[:, k] - pph[:, others].mean(axis=1)
@@ -231,8 +241,11 @@ def summarize(tables: Sequence[Table], games: Sequence[GameSummary], labels: Seq
     z = z_value(confidence)
     agents = []
     for index, label in enumerate(labels):
+        sat = [(t.games, fair_share(t.seatings, index)) for t in tables if index in t.agents]
+        share = sum(games * part for games, part in sat) / sum(games for games, _ in sat) if sat else None
         numbers = {"agent": label, "rating": ratings[index], "rating_se": errors[index],
-                   "rating_ci": [ratings[index] - z * errors[index], ratings[index] + z * errors[index]]}
+                   "rating_ci": [ratings[index] - z * errors[index], ratings[index] + z * errors[index]],
+                   "fair_share": share}
         agents.append(numbers | describe(tally(used, index), confidence))
     ranking = sorted(range(len(labels)), key=lambda i: -ratings[i])
     for rank, index in enumerate(ranking, start=1):

@@ -26,6 +26,7 @@ from allfours_env.rules import Rules, RulesError
 from allfours_env.values import is_whole
 from evaluate.games import GameSummary, GroupPlayer, describe_failure
 from evaluate.parallel import run_in_pool, run_in_process
+from evaluate.progress import Progress
 from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
 from evaluate.stats import summarize
 
@@ -67,6 +68,7 @@ class TournamentResult:
     elapsed_s: float = 0.0
     confidence: float = 0.95
     pooled_seeds: tuple[int, ...] = ()
+    seed_note: str = ""
     _summary: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -76,10 +78,12 @@ class TournamentResult:
 
     @property
     def seeds_label(self) -> str:
-        """The seed as reports name it: ``seed 3``, or ``seeds 2, 3, 4 pooled``."""
+        """The seed as reports name it: ``seed 3``, ``seeds 2, 3, 4 pooled``, or the ``seed_note``
+        the tournament was given (``seed 0 (default)``; a training run's evaluation names the run's
+        seed rather than the long one derived from it, which ``config()`` keeps)."""
         if self.pooled_seeds:
             return f"seeds {', '.join(map(str, self.pooled_seeds))} pooled"
-        return f"seed {self.seed}"
+        return self.seed_note or f"seed {self.seed}"
 
     @property
     def games_per_second(self) -> float:
@@ -159,6 +163,7 @@ class Tournament:
         schedule: str = "round-robin",
         records: bool = False,
         confidence: float = 0.95,
+        seed_note: str = "",
     ) -> None:
         self.rules = _rules(preset, players, knobs)
         self.labels, self.sources = _agent_sources(agents)
@@ -180,6 +185,7 @@ class Tournament:
             )
         self.games, self.seed, self.table_size = games, seed, table_size
         self.schedule, self.records, self.confidence = schedule, records, confidence
+        self.seed_note = seed_note
         self.tables = make_tables(len(self.labels), num_sides, games, table_size, schedule)
         self.built = [_build(label, source) for label, source in zip(self.labels, self.sources)]
         warn_unfit(self.built, self.rules)  # a policy trained for another game: one line on stderr
@@ -197,8 +203,10 @@ class Tournament:
     def run(self, workers: int | None = 1, progress: bool | Callable[[int], None] = False,
             backend: str = "local", address: str = "", on_error: str = "raise") -> TournamentResult:
         """Play every game, in this process (``workers=1``) or in ``workers`` processes; the result
-        is the same either way. ``progress``: True for a tqdm bar on stderr, or a callable given
-        the number of games just finished. Ctrl-C stops early and returns what finished.
+        is the same either way. ``progress``: True for progress on stderr (a bar on a terminal, a
+        line every 30 s in a log: :mod:`evaluate.progress`), or a callable given the number of games
+        just finished, game by game as the workers (or Ray tasks) finish them.
+        Ctrl-C stops early and returns what finished.
         ``backend="ray"``: the deal groups run as Ray tasks (:mod:`evaluate.ray_backend`; ``address``
         as for :func:`~evaluate.ray_backend.init_ray`, ``workers`` tasks at once, None: the
         cluster's CPUs) — the same result again. A game that raises (an agent's bug, an illegal
@@ -222,14 +230,11 @@ class Tournament:
                     f"use workers=1 or give the agent as a spec"
                 ) from None
         games: list[GameSummary] = []
-        bar = _progress_bar(self.planned_games) if progress is True else None
+        bar = Progress(self.planned_games, "games") if progress is True else None
+        on_played = bar.update if bar is not None else progress if callable(progress) else None
 
         def on_games(batch: list[GameSummary]) -> None:
             games.extend(batch)
-            if bar is not None:
-                bar.update(len(batch))
-            elif callable(progress):
-                progress(len(batch))
 
         start = time.perf_counter()
         interrupted, error = False, None
@@ -239,15 +244,16 @@ class Tournament:
 
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
                 interrupted, workers = run_on_ray(args, work_items(self.tables), groups, workers, on_games,
-                                                  address)
+                                                  address, on_played)
             elif workers == 1:
                 # reuse the agents built to check the input
                 player = GroupPlayer(self.rules, self.sources, self.seed, self.tables, self.records,
                                      prebuilt=self.built)
-                interrupted = run_in_process(player, work_items(self.tables), on_games)
+                interrupted = run_in_process(player, work_items(self.tables), on_games, on_played)
             else:
                 args = (self.rules, self.sources, self.seed, self.tables, self.records)
-                interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games)
+                interrupted = run_in_pool(args, work_items(self.tables), groups, workers, on_games,
+                                          on_played)
         except Exception as err:
             if on_error == "raise":
                 raise
@@ -263,7 +269,7 @@ class Tournament:
             rules=self.rules, seed=self.seed, games_per_table=self.games_per_table,
             table_size=self.table_size, schedule=self.schedule, tables=self.tables, games=games,
             interrupted=interrupted, error=error, workers=workers, elapsed_s=elapsed,
-            confidence=self.confidence,
+            confidence=self.confidence, seed_note=self.seed_note,
         )
 
 
@@ -286,7 +292,8 @@ def run_tournament(
     or a mapping ``{label: spec or Agent}``. ``preset``: a preset name or a :class:`Rules`.
     ``games``: games per table (per pairing), rounded up to whole deal groups. Further options of
     :class:`Tournament`: ``knobs``, ``table_size``, ``schedule`` ("round-robin" or
-    "first-vs-rest": agent 0 against each other agent), ``records``, ``confidence``.
+    "first-vs-rest": agent 0 against each other agent), ``records``, ``confidence``, ``seed_note``
+    (how the report names the seed, e.g. ``"seed 0 (default)"``).
     ``backend``/``address``: see :meth:`Tournament.run` (``"ray"``: deal groups as Ray tasks).
     """
     tournament = Tournament(agents, preset=preset, players=players, games=games, seed=seed, **options)
@@ -355,12 +362,3 @@ def _build(label: str, source: AgentSource) -> Agent:
         raise TournamentError(f"agent {source!r} is not available in this installation: {err}") from None
     except Exception as err:  # a corrupt model file can fail in many ways inside its loader
         raise TournamentError(f"agent {source!r} cannot be loaded: {type(err).__name__}: {err}") from None
-
-
-def _progress_bar(total: int) -> Any:
-    """A tqdm progress bar with an ETA on stderr (None if tqdm is not installed)."""
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="game", desc="games", dynamic_ncols=True, smoothing=0.1)

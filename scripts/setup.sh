@@ -11,13 +11,23 @@ pip_install() {
     .venv/bin/pip install --quiet "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 }
 
+step() { echo "setup: $*"; }
+
 if [ ! -x .venv/bin/python ]; then
+    step "creating the virtual environment .venv with $("$PYTHON" --version 2>&1)"
     "$PYTHON" -m venv .venv
+else
+    step "using the virtual environment .venv"
 fi
 # CPU PyTorch first, pinned, so stable-baselines3 does not pull an unpinned multi-GB CUDA build.
 # Override with TORCH_SPEC, e.g. TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu".
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+    step "installing PyTorch (${TORCH_SPEC:-torch==2.13.0}, CPU; the largest download, a minute or more)"
     # shellcheck disable=SC2086
     pip_install ${TORCH_SPEC:-torch==2.13.0}
+else
+    step "PyTorch is installed"
 fi
+step "installing allfours with its training (Stable-Baselines3), cluster (Ray RLlib), browser (Starlette) and test extras"
 pip_install -e ".[train,rllib,web,dev]"
+step "done: run commands with .venv/bin/python"

@@ -66,8 +66,10 @@ def test_the_golden_tournament_table_is_unchanged():
 
 
 def _drop_auction_statistics(numbers: dict) -> None:
-    """Remove the auction's statistics (added in round 2) from one agent's numbers, checking that a
-    game without an auction leaves them empty."""
+    """Remove the auction's statistics (added in round 2) and the fair share (added later) from one
+    agent's numbers, checking that a game without an auction leaves them empty and that a pairing's
+    fair share is one half."""
+    assert numbers.pop("fair_share") == 0.5
     assert [numbers["decisions"].pop(kind) for kind in ("pass", "bid", "hold")] == [0, 0, 0]
     assert numbers.pop("contracts") == {"won": 0, "made": 0, "points": 0}
     added = ("bid_rate", "contract_rate", "made_rate", "mean_contract")

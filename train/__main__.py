@@ -24,6 +24,7 @@ import sys
 from agents.base import AgentError
 from agents.cli import OneLineParser
 from allfours_env.rules import RulesError
+from evaluate.progress import interval
 from train.config import ConfigError, load
 
 PROG = "python -m train"
@@ -43,7 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, help="learner timesteps (overrides total_timesteps)")
     p.add_argument("--resume", metavar="RUN", help="a run folder (its newest checkpoint) or a checkpoint "
                                                    "step_<N>.npz to continue from")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress (a bar on a terminal; in a log a line every 30 s, or every "
+                   "ALLFOURS_PROGRESS_SECONDS)")
     p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                    help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib multi-agent "
                    "PPO, locally or on a cluster (the [rllib] table; needs allfours[rllib])")
@@ -57,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         if value is not None:
             overrides.append(f"{key}={value!r}" if isinstance(value, str) else f"{key}={value}")
     try:
+        if not args.no_progress:
+            try:
+                interval()  # a bad ALLFOURS_PROGRESS_SECONDS is refused before anything starts
+            except ValueError as err:
+                raise ConfigError(str(err)) from None
         if args.resume:
             from train.runs import resume_config
 

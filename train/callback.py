@@ -1,6 +1,7 @@
 """What happens inside ``model.learn`` besides PPO: snapshots of the learner into the opponent pools,
-the opponent curriculum, and every ``eval.every`` steps an evaluation, a row of the learning curve
-and a checkpoint."""
+the opponent curriculum, every ``eval.every`` steps an evaluation, a row of the learning curve and a
+checkpoint, and the progress (:mod:`evaluate.progress`: a bar on a terminal, a line every 30 s in a
+log, with the last evaluation)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.policy import actor_from_sb3
 from allfours_env.seeding import derive_seed
+from evaluate.progress import Progress
 from train import evaluation
 from train.checkpoints import save_checkpoint
 from train.config import TrainConfig
@@ -21,8 +23,10 @@ from train.curve import append_csv
 class TrainingCallback(BaseCallback):
     """Snapshots into the opponent pools, periodic evaluation, checkpoints and logs."""
 
-    def __init__(self, config: TrainConfig, out: Path) -> None:
+    def __init__(self, config: TrainConfig, out: Path, progress: bool = False) -> None:
         super().__init__()
+        self.progress = progress
+        self.bar: Progress | None = None
         self.config = config
         self.out = out
         self.rollouts = 0
@@ -35,6 +39,12 @@ class TrainingCallback(BaseCallback):
         every = self.config.eval.every
         self.next_eval = (self.num_timesteps // every + 1) * every
         self.follow_schedule()
+        if self.progress:
+            self.bar = Progress(self.config.total_timesteps, "training", "step", initial=self.num_timesteps)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
     def follow_schedule(self) -> None:
         """Give the pools the opponent mix of ``opponents.schedule`` in force now."""
@@ -46,6 +56,8 @@ class TrainingCallback(BaseCallback):
                 self.logger.record(f"pool/mix_{kind}", weight)
 
     def _on_step(self) -> bool:
+        if self.bar is not None:
+            self.bar.update(self.training_env.num_envs)
         if self.num_timesteps >= self.next_eval:
             self.next_eval += self.config.eval.every
             self.evaluate_and_checkpoint()
@@ -70,6 +82,8 @@ class TrainingCallback(BaseCallback):
         for row in rows:
             self.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
         append_csv(self.out / "eval.csv", rows)
+        if self.bar is not None:
+            self.bar.note(evaluation.describe_rows(rows))
         # the pools of all environments hold the same snapshots: every one is added to each
         snapshots = self.training_env.get_attr("opponents", indices=[0])[0].snapshots
         save_checkpoint(self.model, config, self.out, self.num_timesteps,

@@ -31,12 +31,13 @@ def fair_share(config: TrainConfig) -> float:
 def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games: int, seed: int,
              workers: int = 1, progress: bool = False) -> list[tuple[list[str], Any]]:
     """Duplicate tournaments of the greedy policy ``actor`` against ``opponents``: a list of (the
-    opponents it holds, its :class:`~evaluate.tournament.TournamentResult`)."""
+    opponents it holds, its :class:`~evaluate.tournament.TournamentResult`). ``seed`` (derived from
+    the run's) is kept in the results; the tables name the run's seed, which repeats them."""
     from evaluate import run_tournament
 
     learner = SnapshotAgent(actor, deterministic=True, name="learner")
     options = dict(preset=config.preset, players=config.num_players, knobs=config.knobs, games=games,
-                   seed=seed, workers=workers, progress=progress)
+                   seed=seed, workers=workers, progress=progress, seed_note=f"run seed {config.seed}")
     sides = num_sides(config)
     if sides == 2:
         tables = [(list(opponents), [learner, *opponents], {"schedule": "first-vs-rest"})]
@@ -65,6 +66,14 @@ def curve_rows(results: list[tuple[list[str], Any]], timesteps: int) -> list[dic
         rows.append({"timesteps": timesteps, "opponent": opponent, "win_rate": numbers["win_rate"],
                      "ci_low": low, "ci_high": high, "games": numbers["games"]})
     return rows
+
+
+def describe_rows(rows: list[dict[str, Any]]) -> str:
+    """One line for a progress line: ``evaluation at 20,480 steps: 61% vs random, 40% vs heuristic``."""
+    if not rows:
+        return ""
+    against = ", ".join(f"{row['win_rate']:.0%} vs {row['opponent']}" for row in rows)
+    return f"evaluation at {rows[0]['timesteps']:,} steps: {against}"
 
 
 def save_report(results: list[tuple[list[str], Any]], folder: Path) -> str:

@@ -39,6 +39,7 @@ from allfours_env.knowledge import SeatView
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import Rules
 from allfours_env.seeding import derive_seed
+from evaluate.progress import Progress
 from train.config import ConfigError, TrainConfig
 
 #: The arrays of a dataset: (dtype, shape after the first axis).
@@ -128,23 +129,23 @@ def collect(teacher: str, opponent: str, rules: Rules, games: int, seed: int = 0
     parts: list[dict[str, np.ndarray]] = []
     bar = None
     if progress:
-        from tqdm import tqdm
-
         who = teacher if student is None else f"{teacher} labelling the student"
-        bar = tqdm(total=games, desc=f"imitation data: {who} vs {opponent}", unit="game")
-    if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for part, chunk in zip(pool.imap(_collect_games, tasks), chunks):
-                parts.append(part)
+        bar = Progress(games, f"imitation data: {who} vs {opponent}")
+    try:
+        if workers > 1:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                for part, chunk in zip(pool.imap(_collect_games, tasks), chunks):
+                    parts.append(part)
+                    if bar:
+                        bar.update(len(chunk))
+        else:
+            for task, chunk in zip(tasks, chunks):
+                parts.append(_collect_games(task))
                 if bar:
                     bar.update(len(chunk))
-    else:
-        for task, chunk in zip(tasks, chunks):
-            parts.append(_collect_games(task))
-            if bar:
-                bar.update(len(chunk))
-    if bar:
-        bar.close()
+    finally:
+        if bar:
+            bar.close()
     return {key: np.concatenate([p[key] for p in parts if len(p["actions"])])
             for key in ("observations", "masks", "actions", "returns")}
 

@@ -52,6 +52,7 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     env = make_vec_env(config)
     interrupted = True  # until learning ends normally: Ctrl-C (or another error) may have cut a step
     opened = False
+    callback = None
     try:
         model = new_model(config, env, out)
         if start.checkpoint is not None:
@@ -65,11 +66,11 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             from train.imitation import warm_start
 
             warm_start(model, config, start.dataset, log=log, progress=progress)
-        callback = TrainingCallback(config, out)
+        callback = TrainingCallback(config, out, progress=progress)
         began = time.perf_counter()
         first = model.num_timesteps
         # A resumed run continues up to total_timesteps (SB3 counts reset_num_timesteps=False on top).
-        model.learn(total_timesteps=config.total_timesteps - first, callback=callback, progress_bar=progress,
+        model.learn(total_timesteps=config.total_timesteps - first, callback=callback,
                     reset_num_timesteps=start.checkpoint is None, tb_log_name="ppo")
         seconds = time.perf_counter() - began - callback.eval_seconds
         learned = model.num_timesteps - first
@@ -81,6 +82,8 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             runs.drop_torn_checkpoint(out, start.checkpoint.step if start.checkpoint else 0, log=log)
         raise
     finally:
+        if callback is not None and callback.bar is not None:
+            callback.bar.close()
         close_vec_env(env, interrupted)
     averaged = []
     if config.average_since:

@@ -23,7 +23,7 @@ def test_every_action_id_round_trips_through_its_text():
         assert str_to_action(action_to_str(action)) == action
 
 
-@pytest.mark.parametrize("text", ["play", "play 10H", "bid 6", "bid 0", "fold", "Play AS", ""])
+@pytest.mark.parametrize("text", ["play", "play 1H", "play 10h", "bid 6", "bid 0", "fold", "Play AS", ""])
 def test_unknown_action_text_raises(text):
     with pytest.raises(ValueError, match="not an action"):
         str_to_action(text)

@@ -431,9 +431,23 @@ def test_reset_options_stack_decks_fix_the_dealer_and_set_scores():
     env.reset(seed=0, options={"dealer": 1, "decks": [deck], "scores": (5, 6)})
     assert env.game.dealer == 1 and env.agent_selection == "player_0"
     assert env.game.hands[0] == sum(1 << c for c in range(6))
-    assert env.scores == (5, 6) and env.winner is None and env.phase == "beg"
+    assert env.scores == [5, 6] and env.winner is None and env.phase == "beg"
     with pytest.warns(UserWarning, match="unknown option"):
         env.reset(seed=0, options={"dealr": 1})
+
+
+def test_scores_are_one_type_everywhere_a_list_copied_from_the_game():
+    env = allfours_env.env(preset="seven_up", num_players=2)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        mask = observation["action_mask"]
+        env.step(None if termination or truncation else env.action_space(agent).sample(mask))
+    game = env.unwrapped.game
+    assert type(env.unwrapped.scores) is list and type(game.scores) is list
+    assert env.unwrapped.scores == game.scores == game.record()["scores"]
+    env.unwrapped.scores[0] += 100  # a copy: the game is not changed
+    assert env.unwrapped.scores == game.scores
 
 
 def test_reset_without_seed_continues_the_stream_and_constructor_args_survive():

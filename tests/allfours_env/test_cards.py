@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from allfours_env.actions import str_to_action
 from allfours_env.cards import (
     JOKER,
     card_str,
@@ -28,9 +29,17 @@ def test_card_ids_and_text_round_trip():
     assert suit_of(parse_card("TD")) == 1 and rank_of(parse_card("TD")) == 8
 
 
+@pytest.mark.parametrize("suit", "CDHS")
+def test_the_ten_is_read_as_T_or_as_10_and_written_T(suit):
+    assert parse_card(f"10{suit}") == parse_card(f"T{suit}")
+    assert card_str(parse_card(f"10{suit}")) == f"T{suit}"
+    assert str_to_action(f"play 10{suit}") == str_to_action(f"play T{suit}")
+    assert str_to_action(f"discard 10{suit}") == str_to_action(f"discard T{suit}")
+
+
 @pytest.mark.parametrize("text, hint", [
-    ("10H", "'TH'"), ("as", "'AS'"), ("SA", "rank comes first"), ("XX", "ranks"), ("", "not a card"),
-    ("A S", "not a card"),
+    ("10h", "'10H'"), ("th", "'TH'"), ("as", "'AS'"), ("SA", "rank comes first"), ("XX", "ranks"),
+    ("", "not a card"), ("A S", "not a card"),
 ])
 def test_parse_card_errors_name_the_problem_and_the_fix(text, hint):
     with pytest.raises(ValueError, match=hint):

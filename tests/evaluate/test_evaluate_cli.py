@@ -106,7 +106,7 @@ def test_corrupt_model_file(tmp_path, capsys):
 
 
 def _cli(*args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ALLFOURS_PROGRESS_SECONDS="0.2")  # progress lines
     return [sys.executable, "-m", "evaluate", *args], env
 
 
@@ -120,7 +120,7 @@ def test_module_entry_point_error_has_no_traceback():
 
 def test_ctrl_c_keeps_finished_games(tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) with two workers, once
-    the progress bar shows finished games."""
+    the progress line shows finished games."""
     command, env = _cli("random", "random", "--games", "2000000", "--workers", "2", "--no-plot",
                         "--out", str(tmp_path))
     # A terminal's Ctrl-C reaches a process whose SIGINT is the default; restore it in the child,
@@ -132,7 +132,7 @@ def test_ctrl_c_keeps_finished_games(tmp_path):
         reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: process.stderr.read1(4096), b"")))
         reader.start()
         deadline = time.monotonic() + 60
-        while not re.search(rb"[1-9][0-9]*/2000000", b"".join(chunks)) and time.monotonic() < deadline:
+        while not re.search(rb"[1-9][0-9,]*/2,000,000", b"".join(chunks)) and time.monotonic() < deadline:
             time.sleep(0.05)
         os.killpg(process.pid, signal.SIGINT)
         out = process.stdout.read().decode()

@@ -84,7 +84,7 @@ def test_command_line_report_names_the_seeds_and_shows_points_by_kind(runs, caps
     code, out, err = run_cli(pool_main, [str(runs["s0"]), str(runs["s1"])], capsys)
     assert code == 0, err
     assert "24 games (12 duplicate deal groups), seeds 0, 1 pooled" in out
-    assert "| heuristic | random | 24 |" in out
+    assert "| random | heuristic | 24 |" in out  # the row of the agent given first
     assert "Points per hand by kind" in out
 
 

@@ -4,6 +4,7 @@ machine, joined by address — runs a tournament and a tiny RLlib training."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -23,12 +24,18 @@ AGENTS = ["random", "heuristic", "--games", "60", "--seed", "3", "--no-save", "-
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
-def test_evaluate_on_ray_prints_the_table_of_two_worker_processes(capsys):
+def test_evaluate_on_ray_prints_the_table_of_two_worker_processes(capsys, monkeypatch):
     assert evaluate_main([*AGENTS, "--workers", "2"]) == 0
     local = capsys.readouterr().out
-    assert evaluate_main([*AGENTS, "--backend", "ray", "--workers", "2"]) == 0
-    assert capsys.readouterr().out == local
+    monkeypatch.setenv("ALLFOURS_PROGRESS_SECONDS", "0.05")
+    quiet = [word for word in AGENTS if word != "--quiet"]
+    assert evaluate_main([*quiet, "--backend", "ray", "--workers", "2"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == local
     assert "heuristic" in local
+    # the tasks' game counter reaches the progress line: every game counted, once
+    assert re.search(r"^games: 60/60 \(100%\)", printed.err, re.M), printed.err[-2000:]
+    assert not re.search(r"^games: (6[1-9]|[7-9]\d|\d{3,})/60", printed.err, re.M)
 
 
 def test_unreachable_cluster_is_one_line_and_exit_2(capsys):

@@ -65,3 +65,13 @@ def test_the_numpy_actor_and_the_sb3_face_play_like_the_module():
     through_sb3 = actor_from_sb3(SB3PolicyView(module))
     assert np.allclose(through_sb3.logits(observations.numpy()), expected, atol=1e-5)
     assert set(state_from_actor(actor)) == {k for k in module.state_dict() if k.startswith("actor.")}
+
+
+@pytest.mark.parametrize("address, restarts", [("", False), ("auto", True), ("head:6379", True)])
+def test_runners_restart_on_a_cluster_and_not_on_a_private_local_instance(address, restarts):
+    """Locally a failing runner is a bug to see (and Ray would warn at each start that a restart
+    could fail); a cluster's runners restart."""
+    from train.rllib.trainer import algorithm_config
+
+    config = load(None, [f"rllib.address={address!r}"])
+    assert algorithm_config(config).restart_failed_env_runners is restarts

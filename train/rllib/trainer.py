@@ -184,6 +184,9 @@ def algorithm_config(config: TrainConfig):
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=agent_to_module, policies_to_train=[MODULE_ID])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module_spec(config)}))
         .debugging(seed=config.seed, log_level="ERROR")
+        # On a private local instance a failing runner is a bug to see, not to restart (and Ray
+        # would warn at every start that a restart could fail); a cluster's runners restart.
+        .fault_tolerance(restart_failed_env_runners=bool(settings.address))
     )
 
 
@@ -371,13 +374,14 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
     """The run once Ray is up (see :func:`train`)."""
     from torch.utils.tensorboard import SummaryWriter
 
+    from evaluate.progress import Progress
     from train import runs
     from train.curve import append_csv
     from train.rllib import league as league_module
 
     league_module.register()
     algo = algorithm_config(config).build_algo()
-    writer = None
+    writer = bar = None
     try:
         league = league_module.League(config.opponents.mix_at(0), config.opponents.pool_size)
         checkpoint = start.checkpoint
@@ -405,11 +409,7 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
         first, every = steps, config.eval.every
         next_eval = (steps // every + 1) * every
         eval_seconds = 0.0
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=config.total_timesteps, initial=steps, unit="step", desc="rllib ppo")
+        bar = Progress(config.total_timesteps, "training", "step", initial=steps) if progress else None
         began = time.perf_counter()
         while steps < config.total_timesteps:
             result = algo.train()
@@ -442,14 +442,16 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
                 for row in rows:
                     writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], steps)
                 append_csv(out / "eval.csv", rows)
+                if bar is not None:
+                    bar.note(evaluation.describe_rows(rows))
                 save_checkpoint(algo, config, out, steps, league, {"eval": rows, "iteration": iteration})
                 writer.flush()
                 eval_seconds += time.perf_counter() - clock
-        if bar is not None:
-            bar.close()
         seconds = time.perf_counter() - began - eval_seconds
         actor = learner_actor(algo, config)
     finally:
+        if bar is not None:
+            bar.close()
         if writer is not None:
             writer.close()
         algo.stop()
