@@ -3,11 +3,15 @@
 It decides from its seat's :class:`~allfours_env.knowledge.SeatView` only (own hand, the public play,
 the counts of the others' cards), with no search:
 
-* **Beg** (P2) with a weak hand in the proposed suit: without the ace or a guarded jack of trumps and
-  without enough High / Low / Jack / Game chances (source 000 "Tipps für Einsteiger", source 001 "Tipps und
-  Strategien": beg in most such hands); always beg when the gift would win the game (R10).
-* **Gift or run** (P3): gift when strong in the proposed suit, run otherwise; never gift the winning
-  point (R10) and count the turn-up points a run may bring the dealer (K5, K6).
+* **Beg** (P2) or stand, **gift or run** (P3): what the proposed suit promises the seat's side
+  (:func:`stand_net`: its :func:`suit_strength` against the points out in that hand,
+  :func:`points_out`) against what a run promises (:func:`run_net`: the mean strength of the other
+  suits, the turn-ups' points to the dealer, K5, K6). Eldest begs only when a run promises clearly
+  more; the dealer gifts when his holding, less the gift, promises more than a run — the beg tells him
+  eldest is weak in the suit. The sources' tips stay as floors: stand with the ace or a guarded jack
+  of trumps (source 000 "Tipps für Einsteiger"); beg when the gift would win the game, never gift the
+  winning point (R10). The constants are measured on heuristic self-play (the points a side scores
+  against its hand's strength, seven_up 2p) and tuned on duplicate games.
 * **Discard** (P5): keep high trumps, the jack, the ten of trumps, the lowest trump, tens and aces.
 * **Play** (P6): every legal card gets an expected value — the chance that our side takes the trick
   (from the cards still unseen, the voids shown, and who is still to play) times the card points (R4)
@@ -17,8 +21,12 @@ the counts of the others' cards), with no search:
   winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king.
 * **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
   suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23).
-* **The auction** (RD13–RD15): bid the points the best suit promises (High, Low, Jack, Game, and the
-  joker it holds), hold as dealer when the hand can make the standing bid (:meth:`HeuristicAgent._bid`).
+* **The auction** (RD13–RD15): bid the highest amount the hand makes at least half the time as
+  pitcher, as dealer hold the standing bid on the same terms (:func:`auction_bid`, :func:`make_chance`:
+  the pitcher's points spread about its best suit's strength, less far above it the more hands
+  play against it).
+* **Game** (R9): a card point is worth what it moves the chance of winning Game, from the lead in
+  card points so far and the card points still to be taken (:func:`_race_weight`).
 * **The joker** (RD22) plays as the trump of its rank; **the nine** (don), **the joker's point** and,
   with a stock, **High and Low to capture** (the ace and the two of trumps) are valued like the Jack:
   points at stake in a trick.
@@ -576,8 +584,9 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     captured = view.captured_points
     mine = captured[seat.side]
     theirs = max((captured[s] for s in range(rules.num_sides) if s != seat.side), default=0)
-    # at most: the trick on the table, our hand, and the best unseen cards the others can hold
-    others = sum(seat.sizes) - seat.hand.bit_count()
+    # at most: the trick on the table, our hand, and the best unseen cards the others can hold — with
+    # a stock, the cards still to be drawn too (RD9: every card of the pack comes into play)
+    others = sum(seat.sizes) - seat.hand.bit_count() + (view.stock_size() if rules.plan.stock else 0)
     unseen = sorted((CARD_GAME_POINTS[c] for c in cards_of(seat.unseen)), reverse=True)
     left = table.points + sum(CARD_GAME_POINTS[c] for c in cards_of(seat.hand)) + sum(unseen[:others])
     point = 1.0
@@ -599,7 +608,7 @@ def _race_weight(lead: int, table: _Trick, others: int, unseen: list[int]) -> fl
     each went either way by chance (a normal approximation of the final difference)."""
     seat = table.seat
     spread = sum(CARD_GAME_POINTS[c] ** 2 for c in cards_of(seat.hand))
-    spread += sum(c * c for c in unseen) * others / max(1, len(unseen))
+    spread += sum(c * c for c in unseen) * min(1.0, others / max(1, len(unseen)))
     spread += table.points * table.points
     sigma = max(1.0, spread ** 0.5)
     return 2 * POINT * NormalDist().pdf(lead / sigma) / sigma
