@@ -589,7 +589,6 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     others = sum(seat.sizes) - seat.hand.bit_count() + (view.stock_size() if rules.plan.stock else 0)
     unseen = sorted((CARD_GAME_POINTS[c] for c in cards_of(seat.unseen)), reverse=True)
     left = table.points + sum(CARD_GAME_POINTS[c] for c in cards_of(seat.hand)) + sum(unseen[:others])
-    point = 1.0
     if rules.game_points == 0 or abs(mine - theirs) > left:
         point = 0.1  # Game is decided
     else:
