@@ -246,6 +246,49 @@ def test_never_gifts_the_winning_point():
     assert decide(game, 0) == "run"
 
 
+def test_stands_with_three_middling_trumps_and_begs_with_one_low_trump():
+    """P2 weighs the proposed suit against a run: three trumps promise more than a new suit would,
+    a lone seven of trumps less."""
+    three = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "QC 9C 5C 3D 4S 6S"), turnup="8C")
+    assert decide(three, 1) == "stand"
+    one = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "7C 9S 8S 7S 6S 5S"), turnup="8C")
+    assert decide(one, 1) == "beg"
+
+
+def test_the_dealer_runs_rather_than_gift_with_no_trump_and_gifts_with_the_top_trumps():
+    """P3: the beg says eldest is weak in the suit; the dealer gives when his own trumps will take
+    the points, and runs when he has none to take them with."""
+    none = stacked_game(hands=("2D 3D 4S 5S 7S 7H", "QD 5D 3H 9H 4H 6H"), turnup="8C")
+    play(none, "1:beg")
+    assert decide(none, 0) == "run"
+    top = stacked_game(hands=("AC KC 3C 3D 4S 6S", "QD 5D 3H 9H 4H 6H"), turnup="8C")
+    play(top, "1:beg")
+    assert decide(top, 0) == "gift"
+
+
+AUCTION_OTHERS = ("2H 3H 4H 5H 6H 7H", "8H 8D 9C 9D 9H 9S", "TC TD TH TS QC QD")
+
+
+def test_bids_the_points_its_best_suit_is_sure_of_and_not_the_game_on_top():
+    """auction_pitch 4p (RD13): ace, two and a guarded jack of spades are High, Low and Jack — bid 3;
+    Game against three hands is too uncertain to bid 4 (a failed 4 costs 4, RD18)."""
+    game = stacked_game("auction_pitch", 4, dealer=3, hands=("AS KS JS 2S 4C 2D", *AUCTION_OTHERS))
+    assert decide(game, 0) == "bid 3"
+
+
+def test_a_weak_hand_bids_at_most_one():
+    game = stacked_game("auction_pitch", 4, dealer=3, hands=("QS 7S 3S 4C 2D 6C", *AUCTION_OTHERS))
+    assert decide(game, 0) in ("pass", "bid 1")
+
+
+def test_the_dealer_holds_a_bid_its_hand_can_make_and_passes_one_it_cannot():
+    """RD14: holding the ace and king of spades the dealer takes a standing 2, not a standing 3."""
+    for standing, expected in (("bid 2", "hold"), ("bid 3", "pass")):
+        game = stacked_game("auction_pitch", 4, dealer=3, hands=(*AUCTION_OTHERS, "AS KS 3S 4C 2D 6C"))
+        play(game, f"0:{standing}", "1:pass", "2:pass")
+        assert decide(game, 3) == expected, standing
+
+
 def test_discards_keep_high_trumps_the_jack_tens_and_aces():
     """After a run to spades the dealer holds 9 cards and discards the three worth least (P5)."""
     game = stacked_game(hands=("AS 4H 5H TD 2C 3C", "KD 5D 3D 9D 4C 6C"), turnup="8H",
