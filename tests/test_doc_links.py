@@ -12,8 +12,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
-#: Pages the README's map links to that are written on another branch; checked once they exist.
-PLANNED = {"docs/bots.md"}
 
 
 def anchor(heading: str) -> str:
@@ -42,10 +40,8 @@ def broken_links(page: Path) -> list[str]:
             continue  # https:, mailto:
         path, _, fragment = target.partition("#")
         goal = (page.parent / path).resolve() if path else page
-        name = goal.relative_to(ROOT).as_posix() if goal.is_relative_to(ROOT) else str(goal)
         if not goal.exists():
-            if name not in PLANNED:
-                broken.append(target)
+            broken.append(target)
             continue
         if fragment and goal.suffix == ".md" and fragment not in anchors_of(goal):
             broken.append(target)
