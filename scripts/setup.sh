@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install allfours with everything needed to train (Stable-Baselines3 and Ray
-# RLlib), evaluate and test.
+# RLlib), evaluate, test and run the batched JAX core.
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +20,4 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
     # shellcheck disable=SC2086
     pip_install ${TORCH_SPEC:-torch==2.13.0}
 fi
-pip_install -e ".[train,rllib,dev]"
+pip_install -e ".[train,rllib,jax,dev]"

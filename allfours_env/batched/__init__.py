@@ -8,5 +8,6 @@ never imports this package.
 """
 
 from allfours_env.batched.env import Env, State, auto_reset, make
+from allfours_env.batched.vector import VectorEnv
 
-__all__ = ["Env", "State", "auto_reset", "make"]
+__all__ = ["Env", "State", "VectorEnv", "auto_reset", "make"]

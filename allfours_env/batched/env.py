@@ -64,8 +64,7 @@ class Env:
         elif isinstance(dealer, (int, np.integer)):
             if isinstance(dealer, bool) or not 0 <= int(dealer) < self.num_players:
                 raise ValueError(f"dealer must be a seat number 0..{self.num_players - 1}, got {dealer!r}")
-        state = core.chance(core.blank(key, stacked, dealer))
-        return core.finish(state)
+        return core.finish(core.start_hand(core.blank(key, stacked, dealer)))  # a deal ends in a decision
 
     def _check_decks(self, decks: Any) -> jax.Array:
         """``decks`` as int32[deals, pack], each checked to be a whole pack (when concrete)."""
