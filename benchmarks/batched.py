@@ -97,9 +97,8 @@ def main(argv: list[str] | None = None) -> None:
                             for r in range(args.repeats))
     print(f"{'reference: raw_env seven_up 2p (obs + mask)':<48}{raw:>14,.0f} decisions/s")
     try:
-        from engine import OPENSPIEL_GAMES, bench_openspiel
-
         import pyspiel  # noqa: F401
+        from engine import OPENSPIEL_GAMES, bench_openspiel
     except ImportError:
         print("(OpenSpiel not installed: pip install -e '.[bench]' to compare in the same run)")
     else:

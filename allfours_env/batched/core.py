@@ -31,7 +31,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from allfours_env.actions import BEG, BID_BASE, DISCARD_BASE, GIFT, HOLD, NUM_ACTIONS, PASS, PLAY_BASE, RUN, STAND
+from allfours_env.actions import (
+    BEG,
+    BID_BASE,
+    DISCARD_BASE,
+    GIFT,
+    HOLD,
+    NUM_ACTIONS,
+    PASS,
+    PLAY_BASE,
+    RUN,
+    STAND,
+)
 from allfours_env.batched import spec as sp
 from allfours_env.batched.spec import Spec
 from allfours_env.cards import NUM_CARD_IDS, NUM_CARDS
@@ -105,6 +116,24 @@ class State(NamedTuple):
     pending: jax.Array  # chance still to run (NOTHING, START_HAND, RUN_ONCE, SCORE_HAND)
 
 
+def _put(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
+    """``array`` with entry ``index`` set to ``value``: a compare and a select, which ``vmap``
+    turns into one vector operation (a scatter per game is slow on CPU)."""
+    return jnp.where(jnp.arange(array.shape[0]) == index, value, array)
+
+
+def _add(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
+    """``array`` with ``value`` added to entry ``index`` (see :func:`_put`)."""
+    return jnp.where(jnp.arange(array.shape[0]) == index, array + value, array)
+
+
+def _dealt(hold: jax.Array, cards: jax.Array, seats: jax.Array) -> jax.Array:
+    """``hold`` with each of ``cards`` (ids) given to the seat beside it in ``seats``: one
+    comparison of the 53 card ids with the cards dealt (no scatter, see :func:`_put`)."""
+    match = jnp.arange(NUM_CARD_IDS, dtype=_I)[:, None] == cards[None, :]
+    return jnp.where(match.any(axis=1), (match * seats[None, :]).sum(axis=1, dtype=_I), hold)
+
+
 def _where(cond: jax.Array, a: State, b: State) -> State:
     """``a`` where ``cond`` else ``b``, field by field."""
     return jax.tree.map(lambda x, y: jnp.where(cond, x, y), a, b)
@@ -149,11 +178,11 @@ class Core:
         spec = self.spec
         go = valid & (s.phase != OVER_P)
         add = jnp.where(go, points, 0)
-        scores = s.scores.at[side].add(add)
+        scores = _add(s.scores, side, add)
         rewards = s.rewards
         if spec.reward_points:
             rewards = rewards + jnp.where(go, self.pay(side, points), 0.0)
-        s = s._replace(scores=scores, deal_points=s.deal_points.at[side].add(add), rewards=rewards)
+        s = s._replace(scores=scores, deal_points=_add(s.deal_points, side, add), rewards=rewards)
         if not can_end:
             return s
         wins = go & (points > 0) & (scores[side] >= spec.target)
@@ -214,7 +243,7 @@ class Core:
         none = jnp.full(NUM_CARD_IDS, -1, _I)
         zeros_sides = jnp.zeros(spec.num_sides, _I)
         s = s._replace(
-            deals=s.deals + 1, deck=deck, pos=_I(dealt), hold=none.at[deck[:dealt]].set((eldest + offsets) % n),
+            deals=s.deals + 1, deck=deck, pos=_I(dealt), hold=_dealt(none, deck[:dealt], (eldest + offsets) % n),
             start_hold=none, played_by=none, played_trick=jnp.zeros(NUM_CARD_IDS, _I), captured=none,
             discarded_by=none, drawn_by=none, turned=jnp.zeros(NUM_CARD_IDS, bool), trump=_I(-1),
             proposed=_I(-1), last_turnup=_I(-1), rejected=_I(-1), runs=_I(0), acted=jnp.zeros(4, bool),
@@ -226,7 +255,7 @@ class Core:
         if selection == sp.TURNUP:  # P1: turn up the next card; K5: it may score for the dealer
             card = deck[dealt]
             suit = self.suit[card]
-            s = s._replace(pos=_I(dealt + 1), turned=s.turned.at[card].set(True), proposed=suit,
+            s = s._replace(pos=_I(dealt + 1), turned=_put(s.turned, card, True), proposed=suit,
                            last_turnup=suit, phase=_I(BEG_P), current_player=eldest)
             points = self.turnup_points[card]
             return self.award(s, self.seat_sides[s.dealer], points, points > 0)
@@ -256,8 +285,8 @@ class Core:
         seats = (eldest + jnp.asarray(np.arange(3 * n) // 3, dtype=_I)) % n
         card = s.deck[jnp.minimum(s.pos + 3 * n, NUM_CARDS - 1)]
         suit = self.suit[card]
-        dealt = s._replace(hold=s.hold.at[s.deck[idx]].set(seats), pos=s.pos + 3 * n + 1,
-                           turned=s.turned.at[card].set(True), last_turnup=suit, runs=s.runs + 1)
+        dealt = s._replace(hold=_dealt(s.hold, s.deck[idx], seats), pos=s.pos + 3 * n + 1,
+                           turned=_put(s.turned, card, True), last_turnup=suit, runs=s.runs + 1)
         points = self.turnup_points[card]
         new_suit = suit != s.rejected
         scores = (points > 0) & (new_suit if not spec.every_turnup_scores else True)  # K6
@@ -291,7 +320,7 @@ class Core:
         stand = self.start_play(s._replace(trump=s.proposed), self.eldest(s))
         begged = s._replace(phase=_I(GIFT_P), current_player=s.dealer)
         out = _where(action == STAND, stand, begged)
-        return out._replace(acted=s.acted.at[jnp.where(action == STAND, 0, 1)].set(True))
+        return out._replace(acted=_put(s.acted, jnp.where(action == STAND, 0, 1), True))
 
     def gift_or_run(self, s: State, action: jax.Array) -> State:
         """P3 (gift: the recipients score, K7; the proposed suit is trump) or P4 (run)."""
@@ -306,13 +335,13 @@ class Core:
         gift = _where(gift.phase == OVER_P, gift, played)
         run = s._replace(rejected=s.proposed, pending=_I(RUN_ONCE))
         out = _where(action == GIFT, gift, run)
-        return out._replace(acted=s.acted.at[jnp.where(action == GIFT, 2, 3)].set(True))
+        return out._replace(acted=_put(s.acted, jnp.where(action == GIFT, 2, 3), True))
 
     def discard(self, s: State, action: jax.Array) -> State:
         """P5: the seat to move discards one card; the turn passes once it holds its hand size."""
         seat = s.current_player
         card = action - DISCARD_BASE
-        s = s._replace(hold=s.hold.at[card].set(-1), discarded_by=s.discarded_by.at[card].set(seat))
+        s = s._replace(hold=_put(s.hold, card, -1), discarded_by=_put(s.discarded_by, card, seat))
         done = (s.hold == seat).sum() <= self.spec.hand_size
         after = _where(seat == s.dealer, self.start_play(s, self.eldest(s)),
                        self.next_discarder(s, (seat + 1) % self.n))
@@ -336,19 +365,19 @@ class Core:
         shows_void = ~lead & (own_suit >= 0) & (own_suit != led) & (own_suit != trump)
         void_bit = jnp.where(shows_void, jnp.left_shift(_I(1), jnp.maximum(led, 0)), 0)
         s = s._replace(
-            hold=s.hold.at[card].set(-1), played_by=s.played_by.at[card].set(seat),
-            played_trick=s.played_trick.at[card].set(s.trick_count), trump=trump, led=led,
+            hold=_put(s.hold, card, -1), played_by=_put(s.played_by, card, seat),
+            played_trick=_put(s.played_trick, card, s.trick_count), trump=trump, led=led,
             win_seat=jnp.where(wins, seat, s.win_seat), win_strength=jnp.where(wins, strength, s.win_strength),
             trick_points=jnp.where(lead, 0, s.trick_points) + self.card_points[card],
-            trick_len=s.trick_len + 1, voids=s.voids.at[seat].set(s.voids[seat] | void_bit),
-            voids_since_draw=s.voids_since_draw.at[seat].set(s.voids_since_draw[seat] | void_bit),
+            trick_len=s.trick_len + 1, voids=_put(s.voids, seat, s.voids | void_bit),
+            voids_since_draw=_put(s.voids_since_draw, seat, s.voids_since_draw | void_bit),
             current_player=(seat + 1) % n)
         # The trick is complete: its winner's side captures it.
         winner = s.win_seat
         side = self.seat_sides[winner]
         in_trick = (s.played_by >= 0) & (s.captured < 0)
         done = s._replace(captured=jnp.where(in_trick, side, s.captured),
-                          captured_points=s.captured_points.at[side].add(s.trick_points),
+                          captured_points=_add(s.captured_points, side, s.trick_points),
                           trick_count=s.trick_count + 1, trick_len=_I(0), current_player=winner)
         if spec.selection == sp.STOCK_TOP:
             done = _where(done.pos < spec.pack, self.draw(done, winner), done)
@@ -360,16 +389,16 @@ class Core:
         hold, drawn, voids = s.hold, s.drawn_by, s.voids_since_draw
         for i, seat in enumerate((winner, 1 - winner)):
             card = s.deck[s.pos + i]
-            hold = hold.at[card].set(seat)
-            drawn = drawn.at[card].set(seat)
-            voids = voids.at[seat].set(0)
+            hold = _put(hold, card, seat)
+            drawn = _put(drawn, card, seat)
+            voids = _put(voids, seat, 0)
         return s._replace(hold=hold, drawn_by=drawn, voids_since_draw=voids, pos=s.pos + 2)
 
     def bid(self, s: State, action: jax.Array) -> State:
         """RD13–RD15: a bid, a pass or the dealer's hold; after the dealer's, the pitcher leads."""
         seat = s.current_player
         amount = jnp.where((action >= BID_BASE) & (action < HOLD), action - BID_BASE + 1, 0)
-        s = s._replace(bids=s.bids.at[seat].set(action - PASS + 1),
+        s = s._replace(bids=_put(s.bids, seat, action - PASS + 1),
                        high_bid=jnp.where(amount > 0, amount, s.high_bid),
                        high_bidder=jnp.where(amount > 0, seat, s.high_bidder),
                        current_player=(seat + 1) % self.n)
@@ -442,7 +471,7 @@ class Core:
             side = self.seat_sides[(s.dealer + i) % n]
             new = tied[side] & (side != dealer_side) & ~seen[side]
             others.append((side, new))
-            seen = seen.at[side].set(seen[side] | new)
+            seen = _put(seen, side, seen | new)
         count = seen.sum()
         if spec.game_tie_rule == sp.TIE_SEVEN_UP or n == 3:
             return out + [(side, ~unique & new & (count == 1)) for side, new in others]
@@ -512,13 +541,16 @@ class Core:
         assert mask.shape == (NUM_ACTIONS,)
         return mask
 
+    def truncated(self, s: State) -> jax.Array:
+        """The AEC env's hand cap (``max_hands``) is reached."""
+        if self.spec.max_hands is None:
+            return jnp.asarray(False)
+        return s.hand_number >= self.spec.max_hands
+
     def finish(self, s: State) -> State:
         """The public fields after a step: terminated, truncated (the hand cap), mask, observation."""
-        spec = self.spec
         terminated = s.phase == OVER_P
-        truncated = jnp.asarray(False)
-        if spec.max_hands is not None:
-            truncated = ~terminated & (s.hand_number >= spec.max_hands)
+        truncated = ~terminated & self.truncated(s)
         mask = self.legal_mask(s) & ~terminated & ~truncated
         seat = jnp.maximum(s.current_player, 0)
         return s._replace(terminated=terminated, truncated=truncated, legal_action_mask=mask,

@@ -10,12 +10,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from allfours_env.actions import NUM_ACTIONS
-from allfours_env.batched.core import Core, State
+from allfours_env.batched.core import OVER_P, Core, State
 from allfours_env.batched.spec import check_options, spec_of
 from allfours_env.cards import parse_deck
 from allfours_env.engine import MAX_HANDS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import Rules
+
+#: The deal count of a game dealt by :func:`auto_reset`: past any stacked packs (fresh deals only).
+_BIG = 1 << 20
 
 
 def make(preset: str = "seven_up", num_players: int = 2, *, episode: str = "game", reward: str | None = None,
@@ -68,8 +71,8 @@ class Env:
 
     def _check_decks(self, decks: Any) -> jax.Array:
         """``decks`` as int32[deals, pack], each checked to be a whole pack (when concrete)."""
-        if isinstance(decks, jax.core.Tracer):
-            return decks.astype(jnp.int32)
+        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(decks)):
+            return jnp.asarray(decks, jnp.int32)  # traced (under jit or vmap): checked by the caller
         pack = self.spec.pack
         rows = [parse_deck([int(c) for c in np.asarray(d).tolist()] if not isinstance(d[0], str) else d,
                            size=pack) for d in decks]
@@ -77,16 +80,19 @@ class Env:
             return jnp.zeros((0, pack), jnp.int32)
         return jnp.asarray(np.array(rows, dtype=np.int32))
 
-    def step(self, state: State, action: Any, key: jax.Array | None = None) -> State:
+    def step(self, state: State, action: Any, key: jax.Array | None = None, *, finish: bool = True) -> State:
         """``state.current_player`` makes decision ``action``; chance runs to the next decision. A
-        ``key`` given replaces the state's key for the deals from here on."""
+        ``key`` given replaces the state's key for the deals from here on. (``finish=False`` leaves
+        the observation, the mask, terminated and truncated to the caller: :func:`auto_reset`.)"""
         core = self.core
         s = state._replace(rewards=jnp.zeros_like(state.rewards))
         if key is not None:
             s = s._replace(key=key)
         action = jnp.asarray(action, jnp.int32)
         legal = s.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & (action >= 0) & (action < NUM_ACTIONS)
-        played = core.finish(core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1)))
+        played = core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1))
+        if finish:
+            played = core.finish(played)
         seat = jnp.arange(self.num_players) == s.current_player
         illegal = s._replace(terminated=jnp.asarray(True), legal_action_mask=jnp.zeros_like(s.legal_action_mask),
                              rewards=jnp.where(seat, -1.0, 0.0).astype(jnp.float32))
@@ -102,15 +108,21 @@ class Env:
 def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], tuple[State, jax.Array, jax.Array, jax.Array]]:
     """A step for training loops: ``step(state, action, key) -> (state, rewards, terminated,
     truncated)`` where a game that ended (or was truncated) in this step is replaced by a new game
-    dealt from ``key``; ``rewards``, ``terminated`` and ``truncated`` are the step's (the finished
-    game's), the state returned is the next decision's. ``jit``- and ``vmap``-able."""
+    dealt from ``key`` (a random first dealer); ``rewards``, ``terminated`` and ``truncated`` are the
+    step's (the finished game's), the state returned is the next decision's. ``jit``- and
+    ``vmap``-able. The new game is dealt inside the step's own chance loop, so that the observation
+    and the mask are built once per step."""
+    core = env.core
 
     def step(state: State, action: jax.Array, key: jax.Array) -> tuple[State, jax.Array, jax.Array, jax.Array]:
-        step_key, reset_key = jax.random.split(key)
-        after = env.step(state, action, step_key)
-        fresh = env.init(reset_key)
-        done = after.terminated | after.truncated
-        state = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, after)
-        return state, after.rewards, after.terminated, after.truncated
+        step_key, reset_key, dealer_key = jax.random.split(key, 3)
+        after = env.step(state, action, step_key, finish=False)
+        terminated = after.terminated | (after.phase == OVER_P)
+        truncated = ~terminated & core.truncated(after)
+        done = terminated | truncated
+        dealer = jax.random.randint(dealer_key, (), 0, env.num_players, dtype=jnp.int32)
+        fresh = core.blank(reset_key, after.stacked, dealer)._replace(stacked=after.stacked, deals=jnp.int32(_BIG))
+        nxt = core.finish(core.chance(jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, after)))
+        return nxt, after.rewards, terminated, truncated
 
     return step
