@@ -70,6 +70,10 @@ def measure(init, step, batch: int, steps: int, repeats: int) -> tuple[float, fl
     return compile_s, statistics.median(rates)
 
 
+def _row(name: str, batch: int, compile_s: float, rate: float, raw: float) -> str:
+    return f"{name:<30}{batch:>7}{compile_s:>11.1f}{rate:>14,.0f}{rate / raw:>11.2f}"
+
+
 def pgx_step(env):
     """pgx's env as an auto-resetting ``(state, action, key) -> (state,)``."""
     from pgx.experimental import auto_reset
@@ -79,7 +83,8 @@ def pgx_step(env):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS), help="only these presets")
     parser.add_argument("--players", type=int, help="player count (default: each preset's first)")
     parser.add_argument("--batch-sizes", default=",".join(map(str, BATCH_SIZES)))
@@ -116,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         for batch in sizes:
             compile_s, rate = measure(env.init, step, batch, args.steps, args.repeats)
             rows.append((f"allfours {preset} {players}p", batch, compile_s, rate))
-            print(f"{rows[-1][0]:<30}{batch:>7}{compile_s:>11.1f}{rate:>14,.0f}{rate / raw:>11.2f}", flush=True)
+            print(_row(rows[-1][0], batch, compile_s, rate, raw), flush=True)
     try:
         import pgx
     except ImportError:
@@ -126,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         env = pgx.make(name)
         for batch in sizes:
             compile_s, rate = measure(env.init, pgx_step(env), batch, args.steps, args.repeats)
-            print(f"{f'pgx {name}':<30}{batch:>7}{compile_s:>11.1f}{rate:>14,.0f}{rate / raw:>11.2f}", flush=True)
+            print(_row(f"pgx {name}", batch, compile_s, rate, raw), flush=True)
 
 
 if __name__ == "__main__":

@@ -243,7 +243,8 @@ class Core:
         none = jnp.full(NUM_CARD_IDS, -1, _I)
         zeros_sides = jnp.zeros(spec.num_sides, _I)
         s = s._replace(
-            deals=s.deals + 1, deck=deck, pos=_I(dealt), hold=_dealt(none, deck[:dealt], (eldest + offsets) % n),
+            deals=s.deals + 1, deck=deck, pos=_I(dealt),
+            hold=_dealt(none, deck[:dealt], (eldest + offsets) % n),
             start_hold=none, played_by=none, played_trick=jnp.zeros(NUM_CARD_IDS, _I), captured=none,
             discarded_by=none, drawn_by=none, turned=jnp.zeros(NUM_CARD_IDS, bool), trump=_I(-1),
             proposed=_I(-1), last_turnup=_I(-1), rejected=_I(-1), runs=_I(0), acted=jnp.zeros(4, bool),
@@ -367,7 +368,8 @@ class Core:
         s = s._replace(
             hold=_put(s.hold, card, -1), played_by=_put(s.played_by, card, seat),
             played_trick=_put(s.played_trick, card, s.trick_count), trump=trump, led=led,
-            win_seat=jnp.where(wins, seat, s.win_seat), win_strength=jnp.where(wins, strength, s.win_strength),
+            win_seat=jnp.where(wins, seat, s.win_seat),
+            win_strength=jnp.where(wins, strength, s.win_strength),
             trick_points=jnp.where(lead, 0, s.trick_points) + self.card_points[card],
             trick_len=s.trick_len + 1, voids=_put(s.voids, seat, s.voids | void_bit),
             voids_since_draw=_put(s.voids_since_draw, seat, s.voids_since_draw | void_bit),
@@ -434,7 +436,8 @@ class Core:
                 side = s.captured[jack]
                 hang = (side != jack_side) & (spec.hang_jack_points != spec.jack_points)  # R8, K12
                 sides.append(side)
-                points.append(jnp.where(side >= 0, jnp.where(hang, spec.hang_jack_points, spec.jack_points), 0))
+                jack_points = jnp.where(hang, spec.hang_jack_points, spec.jack_points)
+                points.append(jnp.where(side >= 0, jack_points, 0))
             elif kind == sp.GAME:
                 for side, valid in self.game_sides(s):
                     sides.append(side)

@@ -59,7 +59,8 @@ def compare(preset: str, num_players: int, games: int, seed: int, *, max_hands: 
     refs = []
     for g in range(games):
         ref = raw_env(preset, num_players, max_hands=max_hands, reward=reward, **knobs)
-        ref.reset(seed=int(seed * 100003 + g), options={"decks": decks[g].tolist(), "dealer": int(dealers[g])})
+        options = {"decks": decks[g].tolist(), "dealer": int(dealers[g])}
+        ref.reset(seed=int(seed * 100003 + g), options=options)
         refs.append(ref)
     active = np.ones(games, dtype=bool)
     decision = 0
@@ -76,11 +77,13 @@ def compare(preset: str, num_players: int, games: int, seed: int, *, max_hands: 
             seat = ref.possible_agents.index(agent)
             over = ref.terminations[agent] or ref.truncations[agent]
             rewards = np.array([ref.rewards[a] for a in ref.possible_agents])
-            ok = _check(report, g, decision, "rewards", np.allclose(rewards, host.rewards[g], rtol=1e-6, atol=1e-6))
+            same = np.allclose(rewards, host.rewards[g], rtol=1e-6, atol=1e-6)
+            ok = _check(report, g, decision, "rewards", same)
             ok &= _check(report, g, decision, "scores", tuple(ref.scores) == tuple(host.scores[g].tolist()))
             ok &= _check(report, g, decision, "terminated",
                          bool(ref.terminations[agent]) == bool(host.terminated[g]))
-            ok &= _check(report, g, decision, "truncated", bool(ref.truncations[agent]) == bool(host.truncated[g]))
+            same = bool(ref.truncations[agent]) == bool(host.truncated[g])
+            ok &= _check(report, g, decision, "truncated", same)
             if over:
                 for other in range(num_players):
                     seen = ref.observe(ref.possible_agents[other])["observation"]
@@ -95,8 +98,11 @@ def compare(preset: str, num_players: int, games: int, seed: int, *, max_hands: 
             ok &= _check(report, g, decision, "legal mask",
                          np.array_equal(seen["action_mask"].astype(bool), host.legal_action_mask[g]))
             diff = np.nonzero(seen["observation"] != host.observation[g])[0]
-            ok &= _check(report, g, decision, f"observation (entries {diff[:8].tolist()} ref {seen['observation'][diff[:8]].tolist()} "
-                         f"batched {host.observation[g][diff[:8]].tolist()}) phase {int(host.phase[g])}", not diff.size)
+            where = diff[:8]
+            what = (f"observation (entries {where.tolist()}: "
+                    f"reference {seen['observation'][where].tolist()}, "
+                    f"batched {host.observation[g][where].tolist()}; phase {int(host.phase[g])})")
+            ok &= _check(report, g, decision, what, not diff.size)
             if not ok:
                 active[g] = False
                 report.games += 1

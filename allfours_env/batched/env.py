@@ -89,12 +89,14 @@ class Env:
         if key is not None:
             s = s._replace(key=key)
         action = jnp.asarray(action, jnp.int32)
-        legal = s.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & (action >= 0) & (action < NUM_ACTIONS)
+        known = (action >= 0) & (action < NUM_ACTIONS)
+        legal = s.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & known
         played = core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1))
         if finish:
             played = core.finish(played)
         seat = jnp.arange(self.num_players) == s.current_player
-        illegal = s._replace(terminated=jnp.asarray(True), legal_action_mask=jnp.zeros_like(s.legal_action_mask),
+        illegal = s._replace(terminated=jnp.asarray(True),
+                             legal_action_mask=jnp.zeros_like(s.legal_action_mask),
                              rewards=jnp.where(seat, -1.0, 0.0).astype(jnp.float32))
         done = state.terminated | state.truncated
         out = jax.tree.map(lambda a, b: jnp.where(legal, a, b), played, illegal)
@@ -105,7 +107,10 @@ class Env:
         return self.core.observer.observe(state, seat)
 
 
-def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], tuple[State, jax.Array, jax.Array, jax.Array]]:
+StepResult = tuple[State, jax.Array, jax.Array, jax.Array]
+
+
+def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], StepResult]:
     """A step for training loops: ``step(state, action, key) -> (state, rewards, terminated,
     truncated)`` where a game that ended (or was truncated) in this step is replaced by a new game
     dealt from ``key`` (a random first dealer); ``rewards``, ``terminated`` and ``truncated`` are the
@@ -114,14 +119,14 @@ def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], tuple[State,
     and the mask are built once per step."""
     core = env.core
 
-    def step(state: State, action: jax.Array, key: jax.Array) -> tuple[State, jax.Array, jax.Array, jax.Array]:
+    def step(state: State, action: jax.Array, key: jax.Array) -> StepResult:
         step_key, reset_key, dealer_key = jax.random.split(key, 3)
         after = env.step(state, action, step_key, finish=False)
         terminated = after.terminated | (after.phase == OVER_P)
         truncated = ~terminated & core.truncated(after)
         done = terminated | truncated
         dealer = jax.random.randint(dealer_key, (), 0, env.num_players, dtype=jnp.int32)
-        fresh = core.blank(reset_key, after.stacked, dealer)._replace(stacked=after.stacked, deals=jnp.int32(_BIG))
+        fresh = core.blank(reset_key, after.stacked, dealer)._replace(deals=jnp.int32(_BIG))
         nxt = core.finish(core.chance(jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, after)))
         return nxt, after.rewards, terminated, truncated
 

@@ -44,7 +44,8 @@ class VectorEnv:
 
     def _view(self) -> dict[str, np.ndarray]:
         state = self.state
-        return {"observation": np.asarray(state.observation), "action_mask": np.asarray(state.legal_action_mask),
+        return {"observation": np.asarray(state.observation),
+                "action_mask": np.asarray(state.legal_action_mask),
                 "current_player": np.asarray(state.current_player)}
 
     def reset(self) -> dict[str, np.ndarray]:
@@ -62,7 +63,8 @@ class VectorEnv:
             raise RuntimeError("step() before reset(): call reset() to deal the games")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integer action ids (shape ({self.num_envs},)), "
+            raise ValueError(f"actions must be {self.num_envs} integer action ids "
+                             f"(shape ({self.num_envs},)), "
                              f"got shape {actions.shape} of {actions.dtype}")
         if actions.size and (actions.min() < 0 or actions.max() >= NUM_ACTIONS):
             raise ValueError(f"action ids are 0..{NUM_ACTIONS - 1}, got {actions.min()}..{actions.max()}")

@@ -111,8 +111,8 @@ def test_auto_reset_starts_a_new_game_when_one_ends():
     ended = 0
     for _ in range(400):
         key, choose_key, step_key = jax.random.split(key, 3)
-        state, rewards, terminated, truncated = step(state, _random_action(choose_key, state.legal_action_mask),
-                                                     step_key)
+        action = _random_action(choose_key, state.legal_action_mask)
+        state, rewards, terminated, truncated = step(state, action, step_key)
         assert not bool(state.terminated) and np.asarray(state.legal_action_mask).any()
         if bool(terminated):
             ended += 1
