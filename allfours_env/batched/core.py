@@ -127,11 +127,23 @@ def _add(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
     return jnp.where(jnp.arange(array.shape[0]) == index, array + value, array)
 
 
-def _dealt(hold: jax.Array, cards: jax.Array, seats: jax.Array) -> jax.Array:
-    """``hold`` with each of ``cards`` (ids) given to the seat beside it in ``seats``: one
-    comparison of the 53 card ids with the cards dealt (no scatter, see :func:`_put`)."""
-    match = jnp.arange(NUM_CARD_IDS, dtype=_I)[:, None] == cards[None, :]
-    return jnp.where(match.any(axis=1), (match * seats[None, :]).sum(axis=1, dtype=_I), hold)
+def _positions(deck: jax.Array) -> jax.Array:
+    """int32[53]: each card's position in ``deck`` (99 for a card not in it, the joker of a plain
+    pack): one comparison of the 53 ids with the pack, no scatter (see :func:`_put`)."""
+    match = jnp.arange(NUM_CARD_IDS, dtype=_I)[:, None] == deck[None, :]
+    where = jnp.where(match, jnp.arange(deck.shape[0], dtype=_I)[None, :], 0).sum(axis=1, dtype=_I)
+    return jnp.where(match.any(axis=1), where, 99)
+
+
+def _shuffled(key: jax.Array, size: int) -> jax.Array:
+    """A uniformly random pack of ``size`` card ids: each card's place is the rank of a random word
+    drawn for it (ties by id), all by comparisons — a sort is slow under ``vmap`` on CPU."""
+    words = jax.random.bits(key, (size,), jnp.uint32)
+    ids = jnp.arange(size, dtype=_I)
+    tie = (words[None, :] == words[:, None]) & (ids[None, :] < ids[:, None])
+    before = (words[None, :] < words[:, None]) | tie
+    place = before.sum(axis=1, dtype=_I)
+    return jnp.where(place[None, :] == ids[:, None], ids[None, :], 0).sum(axis=1, dtype=_I)
 
 
 def _where(cond: jax.Array, a: State, b: State) -> State:
@@ -226,7 +238,7 @@ class Core:
     def next_pack(self, s: State) -> jax.Array:
         """The pack of the next deal: the next stacked pack, else a shuffle from the key."""
         pack = self.spec.pack
-        shuffled = jax.random.permutation(jax.random.fold_in(s.key, s.deals), pack).astype(_I)
+        shuffled = _shuffled(jax.random.fold_in(s.key, s.deals), pack)
         count = s.stacked.shape[0]
         if count == 0:
             return shuffled
@@ -240,11 +252,12 @@ class Core:
         eldest = self.eldest(s)
         dealt = n * spec.hand_size
         offsets = jnp.asarray((np.arange(dealt) // 3) % n, dtype=_I)  # packets of 3 from eldest
+        place = _positions(deck)
         none = jnp.full(NUM_CARD_IDS, -1, _I)
         zeros_sides = jnp.zeros(spec.num_sides, _I)
         s = s._replace(
             deals=s.deals + 1, deck=deck, pos=_I(dealt),
-            hold=_dealt(none, deck[:dealt], (eldest + offsets) % n),
+            hold=jnp.where(place < dealt, (eldest + offsets[jnp.minimum(place, dealt - 1)]) % n, -1),
             start_hold=none, played_by=none, played_trick=jnp.zeros(NUM_CARD_IDS, _I), captured=none,
             discarded_by=none, drawn_by=none, turned=jnp.zeros(NUM_CARD_IDS, bool), trump=_I(-1),
             proposed=_I(-1), last_turnup=_I(-1), rejected=_I(-1), runs=_I(0), acted=jnp.zeros(4, bool),
@@ -282,11 +295,11 @@ class Core:
                 points = thrown.deal_points[side]
                 thrown = self.award(thrown, _I(side), -points, points != 0, can_end=False)
         # Deal 3 each from eldest, then turn up.
-        idx = jnp.minimum(s.pos + jnp.arange(3 * n, dtype=_I), NUM_CARDS - 1)
-        seats = (eldest + jnp.asarray(np.arange(3 * n) // 3, dtype=_I)) % n
+        place = _positions(s.deck) - s.pos
+        seats = jnp.where((place >= 0) & (place < 3 * n), (eldest + place // 3) % n, s.hold)
         card = s.deck[jnp.minimum(s.pos + 3 * n, NUM_CARDS - 1)]
         suit = self.suit[card]
-        dealt = s._replace(hold=_dealt(s.hold, s.deck[idx], seats), pos=s.pos + 3 * n + 1,
+        dealt = s._replace(hold=seats, pos=s.pos + 3 * n + 1,
                            turned=_put(s.turned, card, True), last_turnup=suit, runs=s.runs + 1)
         points = self.turnup_points[card]
         new_suit = suit != s.rejected
