@@ -32,7 +32,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from allfours_env.actions import (
-    BEG,
     BID_BASE,
     DISCARD_BASE,
     GIFT,
@@ -40,7 +39,6 @@ from allfours_env.actions import (
     NUM_ACTIONS,
     PASS,
     PLAY_BASE,
-    RUN,
     STAND,
 )
 from allfours_env.batched import spec as sp
@@ -595,4 +593,4 @@ class Core:
             pitcher=_I(-1), contract=zero, pending=_I(START_HAND))
 
 
-__all__ = ["State", "Core", "BEG", "RUN", "GIFT"]
+__all__ = ["Core", "State"]
