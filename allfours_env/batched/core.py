@@ -42,9 +42,11 @@ from allfours_env.actions import (
     STAND,
 )
 from allfours_env.batched import spec as sp
+from allfours_env.batched.observe import Observer
 from allfours_env.batched.spec import Spec
 from allfours_env.cards import NUM_CARD_IDS, NUM_CARDS
 from allfours_env.events import Phase
+from allfours_env.observation import OBS_SIZE
 
 BEG_P, GIFT_P, DISCARD_P, PLAY_P, OVER_P, HAND_OVER_P, BID_P = (
     int(Phase.BEG), int(Phase.GIFT_OR_RUN), int(Phase.DISCARD), int(Phase.PLAY), int(Phase.GAME_OVER),
@@ -168,8 +170,6 @@ class Core:
         for dealer, sides in enumerate(spec.gift_recipients):
             recipient[dealer, list(sides)] = True
         self.is_recipient = jnp.asarray(recipient)
-        from allfours_env.batched.observe import Observer
-
         self.observer = Observer(spec)
 
     # ------------------------------------------------------------------ small pieces
@@ -576,8 +576,6 @@ class Core:
         zero = _I(0)
         none = jnp.full(NUM_CARD_IDS, -1, _I)
         sides = jnp.zeros(spec.num_sides, _I)
-        from allfours_env.observation import OBS_SIZE
-
         return State(
             current_player=_I(-1), legal_action_mask=jnp.zeros(NUM_ACTIONS, bool),
             observation=jnp.zeros(OBS_SIZE, jnp.float32), rewards=jnp.zeros(n, jnp.float32),
