@@ -12,9 +12,13 @@ of stacked packs (not compared further) and mismatches per configuration; exits 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+
+# Compile fast: this checks results, not speed (XLA's backend optimisations cost most of a compile).
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
