@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install allfours with everything needed to train (Stable-Baselines3 and Ray
-# RLlib), evaluate, serve the browser app (allfours-serve) and test.
+# RLlib), evaluate, run the batched JAX core, serve the browser app (allfours-serve) and test.
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,6 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
 else
     step "PyTorch is installed"
 fi
-step "installing allfours with its training (Stable-Baselines3), cluster (Ray RLlib), browser (Starlette) and test extras"
-pip_install -e ".[train,rllib,web,dev]"
+step "installing allfours with its training (Stable-Baselines3), cluster (Ray RLlib), batched core (JAX), browser (Starlette) and test extras"
+pip_install -e ".[train,rllib,jax,web,dev]"
 step "done: run commands with .venv/bin/python"

@@ -1,0 +1,133 @@
+"""``batched.make`` and :class:`Env`: the pgx-style entry points of the batched core."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from allfours_env.actions import NUM_ACTIONS
+from allfours_env.batched.core import OVER_P, Core, State
+from allfours_env.batched.spec import check_options, spec_of
+from allfours_env.cards import parse_deck
+from allfours_env.engine import MAX_HANDS
+from allfours_env.observation import OBS_SIZE
+from allfours_env.rules import Rules
+
+#: The deal count of a game dealt by :func:`auto_reset`: past any stacked packs (fresh deals only).
+_BIG = 1 << 20
+
+
+def make(preset: str = "seven_up", num_players: int = 2, *, episode: str = "game", reward: str | None = None,
+         max_hands: int | None = MAX_HANDS, **knobs: Any) -> Env:
+    """The batched environment of ``preset`` for ``num_players`` with knob overrides, as
+    ``allfours_env.env(preset, num_players, episode=..., reward=..., max_hands=..., **knobs)`` plays
+    it. Bad values raise :class:`~allfours_env.rules.RulesError` or ``ValueError`` (one line naming
+    the value and the fix) before anything is compiled."""
+    rules = Rules.make(preset, num_players, **knobs)
+    reward = check_options(episode, reward, max_hands)
+    return Env(rules, reward=reward, max_hands=max_hands)
+
+
+class Env:
+    """One configuration of the rules as pure functions (pgx's convention).
+
+    ``init(key, decks=None, dealer=None)`` deals a new game; ``step(state, action, key=None)``
+    makes the decision ``action`` of ``state.current_player`` and runs chance to the next decision;
+    ``observe(state, seat)`` is any seat's observation. All three are pure and may be wrapped in
+    ``jax.jit`` and ``jax.vmap``. An illegal action ends the game: its player gets -1, the others 0
+    (PettingZoo's ``TerminateIllegalWrapper``); a step on a finished game changes nothing and pays
+    nothing."""
+
+    def __init__(self, rules: Rules, *, reward: str = "win", max_hands: int | None = MAX_HANDS) -> None:
+        self.rules = rules
+        self.spec = spec_of(rules, reward=reward, max_hands=max_hands)
+        self.core = Core(self.spec)
+        self.num_players = rules.num_players
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (OBS_SIZE,)
+
+    def init(self, key: jax.Array, decks: Any = None, dealer: Any = None) -> State:
+        """A new game, dealt and run to its first decision. ``decks`` (shape ``(deals, 52)``, or 53
+        with the joker; card ids, ``deck[0]`` the top card) are the packs of the first deals, one per
+        deal, redeals included, as ``reset(options={"decks": ...})``; after them the deals come from
+        ``key``. ``dealer`` is the first dealer's seat (default: drawn from ``key``)."""
+        core = self.core
+        pack = self.spec.pack
+        if decks is None:
+            stacked = jnp.zeros((0, pack), jnp.int32)
+        else:
+            stacked = self._check_decks(decks)
+        key, dealer_key = jax.random.split(key)
+        if dealer is None:
+            dealer = jax.random.randint(dealer_key, (), 0, self.num_players, dtype=jnp.int32)
+        elif isinstance(dealer, (int, np.integer)):
+            if isinstance(dealer, bool) or not 0 <= int(dealer) < self.num_players:
+                raise ValueError(f"dealer must be a seat number 0..{self.num_players - 1}, got {dealer!r}")
+        return core.finish(core.start_hand(core.blank(key, stacked, dealer)))  # a deal ends in a decision
+
+    def _check_decks(self, decks: Any) -> jax.Array:
+        """``decks`` as int32[deals, pack], each checked to be a whole pack (when concrete)."""
+        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(decks)):
+            return jnp.asarray(decks, jnp.int32)  # traced (under jit or vmap): checked by the caller
+        pack = self.spec.pack
+        rows = [parse_deck([int(c) for c in np.asarray(d).tolist()] if not isinstance(d[0], str) else d,
+                           size=pack) for d in decks]
+        if not rows:
+            return jnp.zeros((0, pack), jnp.int32)
+        return jnp.asarray(np.array(rows, dtype=np.int32))
+
+    def step(self, state: State, action: Any, key: jax.Array | None = None, *, finish: bool = True) -> State:
+        """``state.current_player`` makes decision ``action``; chance runs to the next decision. A
+        ``key`` given replaces the state's key for the deals from here on. (``finish=False`` leaves
+        the observation, the mask, terminated and truncated to the caller: :func:`auto_reset`.)"""
+        core = self.core
+        s = state._replace(rewards=jnp.zeros_like(state.rewards))
+        if key is not None:
+            s = s._replace(key=key)
+        action = jnp.asarray(action, jnp.int32)
+        known = (action >= 0) & (action < NUM_ACTIONS)
+        legal = s.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & known
+        played = core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1))
+        if finish:
+            played = core.finish(played)
+        seat = jnp.arange(self.num_players) == s.current_player
+        illegal = s._replace(terminated=jnp.asarray(True),
+                             legal_action_mask=jnp.zeros_like(s.legal_action_mask),
+                             rewards=jnp.where(seat, -1.0, 0.0).astype(jnp.float32))
+        done = state.terminated | state.truncated
+        out = jax.tree.map(lambda a, b: jnp.where(legal, a, b), played, illegal)
+        return jax.tree.map(lambda a, b: jnp.where(done, a, b), s, out)
+
+    def observe(self, state: State, seat: Any) -> jax.Array:
+        """float32[1027]: ``seat``'s observation (:mod:`allfours_env.observation`)."""
+        return self.core.observer.observe(state, seat)
+
+
+StepResult = tuple[State, jax.Array, jax.Array, jax.Array]
+
+
+def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], StepResult]:
+    """A step for training loops: ``step(state, action, key) -> (state, rewards, terminated,
+    truncated)`` where a game that ended (or was truncated) in this step is replaced by a new game
+    dealt from ``key`` (a random first dealer); ``rewards``, ``terminated`` and ``truncated`` are the
+    step's (the finished game's), the state returned is the next decision's. ``jit``- and
+    ``vmap``-able. The new game is dealt inside the step's own chance loop, so that the observation
+    and the mask are built once per step."""
+    core = env.core
+
+    def step(state: State, action: jax.Array, key: jax.Array) -> StepResult:
+        step_key, reset_key, dealer_key = jax.random.split(key, 3)
+        after = env.step(state, action, step_key, finish=False)
+        terminated = after.terminated | (after.phase == OVER_P)
+        truncated = ~terminated & core.truncated(after)
+        done = terminated | truncated
+        dealer = jax.random.randint(dealer_key, (), 0, env.num_players, dtype=jnp.int32)
+        fresh = core.blank(reset_key, after.stacked, dealer)._replace(deals=jnp.int32(_BIG))
+        nxt = core.finish(core.chance(jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, after)))
+        return nxt, after.rewards, terminated, truncated
+
+    return step
