@@ -4,6 +4,9 @@ legal mask, the observation entry for entry, rewards, scores, terminated, trunca
 
 import pytest
 
+jax = pytest.importorskip("jax", reason="the jax extra is not installed: pip install -e '.[jax]'")
+pytest_plugins = ["jax_setup"]
+
 from allfours_env.batched.differential import compare
 from allfours_env.rules import PRESETS
 

@@ -2,12 +2,15 @@
 the gift block (K8, scoring.gift_blocked) and the sides that score Game with their tie rules (R9, K13,
 scoring.game_sides). The rest is tied by the differential test at every decision."""
 
+import pytest
+
+jax = pytest.importorskip("jax", reason="the jax extra is not installed: pip install -e '.[jax]'")
+pytest_plugins = ["jax_setup"]
+
 import itertools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from allfours_env import batched
 from allfours_env.scoring import game_sides, gift_blocked

@@ -1,13 +1,16 @@
 """The batched core's API: determinism, vmapped and single games agree, refusals, illegal actions,
 auto-reset, the numpy vector wrapper, and ``import allfours_env`` staying free of JAX."""
 
+import pytest
+
+jax = pytest.importorskip("jax", reason="the jax extra is not installed: pip install -e '.[jax]'")
+pytest_plugins = ["jax_setup"]
+
 import subprocess
 import sys
 
-import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from allfours_env import batched
 from allfours_env.rules import RulesError
