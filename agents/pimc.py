@@ -101,6 +101,9 @@ EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's t
 BID_MODES = ("heuristic", "search")  # the values of the ``bids`` option (module docstring)
 #: The values of the ``hidden_stock`` option: the card play over a face-down stock (module docstring).
 HIDDEN_STOCK_MODES = ("guarded", "argmax")
+#: The values of the ``opponents`` option: how the solver models the other sides where there are more
+#: than two (module docstring); with two sides both are alpha-beta.
+OPPONENT_MODELS = ("max_n", "paranoid")
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -112,9 +115,14 @@ def side_value(scores_before: list[int], game: Game, side: int) -> float:
     return gained[side] - others / (game.num_sides - 1)
 
 
-def solve_position(game: Game, side: int, max_nodes: int) -> tuple[HandSolver, tuple]:
-    """A solver for ``game`` (in trick play) and the current position in its terms."""
-    solver = HandSolver(game, side, max_nodes=max_nodes)
+def solve_position(game: Game, side: int, max_nodes: int,
+                   max_n: bool | None = None) -> tuple[HandSolver, tuple]:
+    """A solver for ``game`` (in trick play) and the current position in its terms. ``max_n``: a
+    max-n search (every side for itself); ``None`` means max-n exactly where there are more than
+    two sides (with two, max-n and alpha-beta agree and alpha-beta is faster)."""
+    if max_n is None:
+        max_n = game.num_sides > 2
+    solver = HandSolver(game, side, max_nodes=max_nodes, max_n=max_n)
     n = game.n
     leader = game.trick_leader
     trick = [((leader + i) % n, card) for i, card in enumerate(game.trick_cards)]
@@ -147,6 +155,7 @@ class PIMCAgent(Agent):
         gift_belief: float | str | None = AUTO,
         bids: str = "heuristic",
         hidden_stock: str = "guarded",
+        opponents: str = "max_n",
     ) -> None:
         super().__init__(seed)
         if bids not in BID_MODES:
@@ -154,6 +163,9 @@ class PIMCAgent(Agent):
         if hidden_stock not in HIDDEN_STOCK_MODES:
             raise ValueError(
                 f"hidden_stock must be one of {', '.join(HIDDEN_STOCK_MODES)}, got {hidden_stock!r}")
+        if opponents not in OPPONENT_MODELS:
+            raise ValueError(
+                f"opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}")
         if samples != AUTO and (not isinstance(samples, int) or samples < 1):
             raise ValueError(f"samples must be 'auto' or a whole number >= 1, got {samples!r}")
         if not isinstance(max_nodes, int) or max_nodes < 100:
@@ -175,6 +187,7 @@ class PIMCAgent(Agent):
         self.gift_belief = gift_belief
         self.bids = bids
         self.hidden_stock = hidden_stock
+        self.opponents = opponents
         self._rollout = HeuristicAgent(seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -207,7 +220,7 @@ class PIMCAgent(Agent):
             weight = self._bids_weight(world, view) if others_bid else 1.0
             worlds += weight
             if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
-                solver, position = solve_position(world, side, self.max_nodes)
+                solver, position = self._solve_position(world, side)
                 for card, value in solver.solve(*position).items():
                     totals[play_action(card)] += weight * value
             elif view.phase == Phase.BEG:
@@ -305,6 +318,11 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------------ valuing a deal
 
+    def _solve_position(self, game: Game, side: int) -> tuple[HandSolver, tuple]:
+        """:func:`solve_position` with this agent's node budget and model of the other sides."""
+        max_n = game.num_sides > 2 and self.opponents == "max_n"
+        return solve_position(game, side, self.max_nodes, max_n=max_n)
+
     def _small(self, game: Game) -> bool:
         """Whether the rest of the hand is small enough to solve exactly (all hands together; with a
         stock, once it is empty: the solver plays no draws)."""
@@ -334,7 +352,7 @@ class PIMCAgent(Agent):
                 scored = side_value(before, game, side)
                 if abs(scored) >= WIN:
                     return scored
-                solver, position = solve_position(game, side, self.max_nodes)
+                solver, position = self._solve_position(game, side)
                 value = solver.value(*position)
                 return value if abs(value) >= WIN else scored + value
             elif game.phase in (Phase.PLAY, Phase.BID):  # the rest of the auction, the pitch, the tricks

@@ -5,6 +5,7 @@ import random
 import pytest
 
 from agents.pimc import side_value, solve_position
+from agents.solver import max_n_preferred
 from allfours_env import Game, Rules
 from allfours_env.events import Phase
 
@@ -47,7 +48,7 @@ def test_solver_values_equal_brute_force_minimax(preset, num_players, knobs):
         if game is None:
             continue
         side = game.sides[game.current_player]
-        solver, position = solve_position(game, side, max_nodes=10**7)
+        solver, position = solve_position(game, side, max_nodes=10**7, max_n=False)
         values = solver.solve(*position)
         before = list(game.scores)
         for action in game.legal_actions():
@@ -55,6 +56,62 @@ def test_solver_values_equal_brute_force_minimax(preset, num_players, knobs):
             child.apply(action)
             expected = brute_force(child, side, before)
             assert values[action - 57] == pytest.approx(expected), (seed, action)
+            checked += 1
+        assert solver.exact
+    assert checked >= 20
+
+
+def side_values(before: list[int], game: Game) -> tuple[float, ...]:
+    """Every side's value of a finished hand: its points gained minus the others' mean, or ±WIN."""
+    return tuple(side_value(before, game, side) for side in range(game.num_sides))
+
+
+def brute_force_max_n(game: Game, side: int, before: list[int]) -> tuple[tuple[float, ...], list[int]]:
+    """Max-n by trying every legal card with engine copies: the side to move takes the card best for
+    itself, ties broken as the solver does (:func:`max_n_preferred`). Returns the value vector and the
+    line of cards played."""
+    if game.phase in (Phase.GAME_OVER, Phase.HAND_OVER):
+        return side_values(before, game), []
+    mover = game.sides[game.current_player]
+    best = None
+    for action in game.legal_actions():
+        child = game.copy()
+        child.apply(action)
+        value, line = brute_force_max_n(child, side, before)
+        if best is None or value[mover] > best[0][mover] or (
+                value[mover] == best[0][mover] and max_n_preferred(value, best[0], side)):
+            best = value, [action, *line]
+    return best
+
+
+MAX_N_CASES = [("seven_up", 3, {}), ("auction_pitch", 3, {}), ("auction_pitch", 4, {}),
+               ("pitch_with_joker", 4, {}), ("seven_up", 3, {"undertrump": "banned_unless_no_choice"})]
+
+
+@pytest.mark.parametrize("preset, num_players, knobs", MAX_N_CASES)
+def test_max_n_values_are_the_scores_of_every_side_playing_its_best_reply(preset, num_players, knobs):
+    """On tiny positions the max-n solver's value of every side equals what the engine scores when
+    each seat plays the best reply for its own side (brute force over engine copies), and each
+    root card's value for the mover is that of the line after it."""
+    checked = 0
+    for seed in range(40):
+        game = late_position(preset, num_players, seed, cards_left=3 if num_players < 4 else 2, **knobs)
+        if game is None or game.num_sides < 3:
+            continue
+        side = game.sides[game.current_player]
+        before = list(game.scores)
+        solver, position = solve_position(game, side, max_nodes=10**7, max_n=True)
+        expected, line = brute_force_max_n(game, side, before)
+        assert solver.values(*position) == pytest.approx(expected), seed
+        played = game.copy()
+        for action in line:
+            played.apply(action)
+        assert side_values(before, played) == pytest.approx(expected), seed
+        card_values = solver.solve(*position)
+        for action in game.legal_actions():
+            child = game.copy()
+            child.apply(action)
+            assert card_values[action - 57] == pytest.approx(brute_force_max_n(child, side, before)[0][side])
             checked += 1
         assert solver.exact
     assert checked >= 20
