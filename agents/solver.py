@@ -4,9 +4,9 @@ Given every hand face up, :class:`HandSolver` finds the value of each legal card
 two sides the solving side maximises and the other minimises (alpha-beta). With more sides
 (``max_n=True``, every player alone) the search is max-n: a position's value is a vector with one
 entry per side, and at each node the side to move picks the card best for its own entry (between
-equally good cards, the one worse for the solving side, :func:`max_n_preferred`) — the others are not assumed to play together
-against the solving side. ``max_n=False`` with more sides gives the "paranoid" coalition instead
-(every other side minimises the solving side's value). The value
+equally good cards, the one worse for the solving side, :func:`max_n_preferred`) — the others are
+not assumed to play together against the solving side. ``max_n=False`` with more sides gives the
+"paranoid" coalition instead (every other side minimises the solving side's value). The value
 is what the hand will score by the rules — the engine's own :class:`~allfours_env.scoring.HandScorer`
 scores every leaf, and tricks, legal cards and the target (R2, R3, R10) come from
 :mod:`allfours_env.scoring` too, so the solver never restates a rule. A finished game is worth
