@@ -104,6 +104,10 @@ HIDDEN_STOCK_MODES = ("guarded", "argmax")
 #: The values of the ``opponents`` option: how the solver models the other sides where there are more
 #: than two (module docstring); with two sides both are alpha-beta.
 OPPONENT_MODELS = ("max_n", "paranoid")
+#: ``exact_cards="auto"``: solve exactly from this many cards in all hands with alpha-beta, from this
+#: many tricks (12 cards at four players, 9 at three) with max-n (module docstring).
+EXACT_CARDS = 14
+MAX_N_TRICKS = 3
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -151,7 +155,7 @@ class PIMCAgent(Agent):
         samples: int | str = AUTO,
         max_nodes: int = 40_000,
         time_budget: float | None = None,
-        exact_cards: int = 14,
+        exact_cards: int | str = AUTO,
         gift_belief: float | str | None = AUTO,
         bids: str = "heuristic",
         hidden_stock: str = "guarded",
@@ -178,8 +182,8 @@ class PIMCAgent(Agent):
                 "gift_belief must be 'auto', None (a rational dealer) or a probability 0..1, "
                 f"got {gift_belief!r}"
             )
-        if not isinstance(exact_cards, int) or exact_cards < 2:
-            raise ValueError(f"exact_cards must be a whole number >= 2, got {exact_cards!r}")
+        if exact_cards != AUTO and (not isinstance(exact_cards, int) or exact_cards < 2):
+            raise ValueError(f"exact_cards must be 'auto' or a whole number >= 2, got {exact_cards!r}")
         self.samples = samples
         self.max_nodes = max_nodes
         self.time_budget = time_budget
@@ -320,15 +324,25 @@ class PIMCAgent(Agent):
 
     def _solve_position(self, game: Game, side: int) -> tuple[HandSolver, tuple]:
         """:func:`solve_position` with this agent's node budget and model of the other sides."""
-        max_n = game.num_sides > 2 and self.opponents == "max_n"
-        return solve_position(game, side, self.max_nodes, max_n=max_n)
+        return solve_position(game, side, self.max_nodes, max_n=self._max_n(game))
 
     def _small(self, game: Game) -> bool:
         """Whether the rest of the hand is small enough to solve exactly (all hands together; with a
         stock, once it is empty: the solver plays no draws)."""
         if game.pos < len(game.deck) and game.rules.plan.stock:
             return False
-        return sum(h.bit_count() for h in game.hands) <= self.exact_cards
+        return sum(h.bit_count() for h in game.hands) <= self._exact_cards(game)
+
+    def _max_n(self, game: Game) -> bool:
+        """Whether this agent solves ``game`` by max-n: more than two sides and ``opponents="max_n"``."""
+        return game.num_sides > 2 and self.opponents == "max_n"
+
+    def _exact_cards(self, game: Game) -> int:
+        """The ``exact_cards`` option, or where it is ``"auto"``: :data:`EXACT_CARDS` for alpha-beta,
+        :data:`MAX_N_TRICKS` tricks' cards for max-n (it cannot prune, so it starts later)."""
+        if self.exact_cards != AUTO:
+            return self.exact_cards
+        return MAX_N_TRICKS * game.n if self._max_n(game) else EXACT_CARDS
 
     def _value_after(self, world: Game, actions: list[int], side: int, solve: bool = True) -> float:
         """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out: discards
