@@ -7,7 +7,10 @@ import pytest
 from agents.pimc import side_value, solve_position
 from agents.solver import max_n_preferred
 from allfours_env import Game, Rules
+from allfours_env.actions import play_action
+from allfours_env.cards import card_str
 from allfours_env.events import Phase
+from conftest import play, stacked_game
 
 
 def brute_force(game: Game, side: int, before: list[int]) -> float:
@@ -115,3 +118,29 @@ def test_max_n_values_are_the_scores_of_every_side_playing_its_best_reply(preset
             checked += 1
         assert solver.exact
     assert checked >= 20
+
+
+def test_max_n_plays_for_the_mover_where_the_coalition_would_fear_a_sacrifice():
+    """Four players alone (auction_pitch, hearts trump): player_3 leads with 3H 5D 6C. The paranoid
+    coalition values its cards as if the other three played together against it; max-n lets each
+    play for itself — and, when every other seat does play its own best reply (brute force over the
+    engine), the max-n card scores more for player_3 than the coalition's."""
+    game = stacked_game("auction_pitch", 4, dealer=0, stop_after_hand=True, hands=(
+        "KS KH 6H AD QD TC", "9S 5S 4S 2H KC 4C", "7S AH 9H 7D 8C 7C", "JH 8H 7H 3H 5D 6C"))
+    play(game, "1:pass", "2:bid 1", "3:pass", "0:bid 2",
+         "0:play KH", "1:play 2H", "2:play 9H", "3:play JH", "0:play QD", "1:play 4C", "2:play AH",
+         "3:play 7H", "2:play 7S", "3:play 8H", "0:play 6H", "1:play 4S")
+    assert game.current_player == 3 and game.num_sides == 4
+    best = {}
+    for max_n in (True, False):
+        solver, position = solve_position(game, 3, max_nodes=10**7, max_n=max_n)
+        values = solver.solve(*position)
+        best[max_n] = max(values, key=values.get)
+    assert (card_str(best[True]), card_str(best[False])) == ("5D", "6C")
+    before = list(game.scores)
+    scored = {}
+    for max_n, card in best.items():
+        child = game.copy()
+        child.apply(play_action(card))
+        scored[max_n] = brute_force_max_n(child, 3, before)[0][3]
+    assert scored[True] > scored[False]
