@@ -3,10 +3,16 @@
 For every decision with more than one legal action the agent draws ``samples`` deals consistent
 with what its seat knows (:meth:`~allfours_env.knowledge.SeatView.resample`: other hands, others'
 discards and the stock drawn uniformly, voids respected), values each legal action in each deal
-with full information, and plays the action with the best average value for its side.
+with full information, and plays the action with the best average value for its side. A sampled
+deal's log names the sampled hidden cards (:meth:`~allfours_env.engine.Game.with_hidden_cards`), so
+a bot playing another seat in a rollout knows only what that seat would know in that deal.
 
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
-  (alpha-beta over the remaining tricks, scoring by the rules and the target).
+  (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
+  With more sides (three or four players, each alone) by max-n (``opponents="max_n"``, the
+  default): every seat plays the card best for its own side, instead of the other seats being
+  assumed to play together against this one (``opponents="paranoid"``, the coalition of the older
+  search; it fears sacrifices no real opponent makes).
 * **Beg / stand** (eldest): standing is valued by solving the hand with the proposed trump; begging
   by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
   choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
@@ -55,8 +61,11 @@ and 0.25 with 3 and 4 players, where a decision already takes longer; for a stoc
 100 ms). ``max_nodes`` (node budget
 per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
 ``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
-ones start with heuristic rollouts; 14), ``time_budget`` (seconds per decision; stops sampling
-early — results then depend on the machine's speed, so leave it ``None`` for reproducible runs).
+ones start with heuristic rollouts; ``"auto"``: :data:`EXACT_CARDS` (14) with alpha-beta, and
+:data:`MAX_N_TRICKS` (3) tricks' cards with max-n — 12 at four players, 9 at three — since max-n
+cannot prune and a 14-card max-n solve costs about six times the alpha-beta one), ``time_budget``
+(seconds per decision; stops sampling early — results then depend on the machine's speed, so leave
+it ``None`` for reproducible runs); ``opponents`` (``"max_n"`` or ``"paranoid"``, see trick play).
 Deterministic for a given seed otherwise.
 
 The measurements behind these choices (the settings, the bids, the guard over a face-down stock)
