@@ -3,10 +3,16 @@
 For every decision with more than one legal action the agent draws ``samples`` deals consistent
 with what its seat knows (:meth:`~allfours_env.knowledge.SeatView.resample`: other hands, others'
 discards and the stock drawn uniformly, voids respected), values each legal action in each deal
-with full information, and plays the action with the best average value for its side.
+with full information, and plays the action with the best average value for its side. A sampled
+deal's log names the sampled hidden cards (:meth:`~allfours_env.engine.Game.with_hidden_cards`), so
+a bot playing another seat in a rollout knows only what that seat would know in that deal.
 
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
-  (alpha-beta over the remaining tricks, scoring by the rules and the target).
+  (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
+  With more sides (three or four players, each alone) by max-n (``opponents="max_n"``, the
+  default): every seat plays the card best for its own side, instead of the other seats being
+  assumed to play together against this one (``opponents="paranoid"``, the coalition of the older
+  search; it fears sacrifices no real opponent makes).
 * **Beg / stand** (eldest): standing is valued by solving the hand with the proposed trump; begging
   by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
   choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
@@ -55,8 +61,11 @@ and 0.25 with 3 and 4 players, where a decision already takes longer; for a stoc
 100 ms). ``max_nodes`` (node budget
 per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
 ``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
-ones start with heuristic rollouts; 14), ``time_budget`` (seconds per decision; stops sampling
-early — results then depend on the machine's speed, so leave it ``None`` for reproducible runs).
+ones start with heuristic rollouts; ``"auto"``: :data:`EXACT_CARDS` (14) with alpha-beta, and
+:data:`MAX_N_TRICKS` (3) tricks' cards with max-n — 12 at four players, 9 at three — since max-n
+cannot prune and a 14-card max-n solve costs about six times the alpha-beta one), ``time_budget``
+(seconds per decision; stops sampling early — results then depend on the machine's speed, so leave
+it ``None`` for reproducible runs); ``opponents`` (``"max_n"`` or ``"paranoid"``, see trick play).
 Deterministic for a given seed otherwise.
 
 The measurements behind these choices (the settings, the bids, the guard over a face-down stock)
@@ -101,6 +110,13 @@ EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's t
 BID_MODES = ("heuristic", "search")  # the values of the ``bids`` option (module docstring)
 #: The values of the ``hidden_stock`` option: the card play over a face-down stock (module docstring).
 HIDDEN_STOCK_MODES = ("guarded", "argmax")
+#: The values of the ``opponents`` option: how the solver models the other sides where there are more
+#: than two (module docstring); with two sides both are alpha-beta.
+OPPONENT_MODELS = ("max_n", "paranoid")
+#: ``exact_cards="auto"``: solve exactly from this many cards in all hands with alpha-beta, from this
+#: many tricks (12 cards at four players, 9 at three) with max-n (module docstring).
+EXACT_CARDS = 14
+MAX_N_TRICKS = 3
 
 
 def side_value(scores_before: list[int], game: Game, side: int) -> float:
@@ -112,9 +128,14 @@ def side_value(scores_before: list[int], game: Game, side: int) -> float:
     return gained[side] - others / (game.num_sides - 1)
 
 
-def solve_position(game: Game, side: int, max_nodes: int) -> tuple[HandSolver, tuple]:
-    """A solver for ``game`` (in trick play) and the current position in its terms."""
-    solver = HandSolver(game, side, max_nodes=max_nodes)
+def solve_position(game: Game, side: int, max_nodes: int,
+                   max_n: bool | None = None) -> tuple[HandSolver, tuple]:
+    """A solver for ``game`` (in trick play) and the current position in its terms. ``max_n``: a
+    max-n search (every side for itself); ``None`` means max-n exactly where there are more than
+    two sides (with two, max-n and alpha-beta agree and alpha-beta is faster)."""
+    if max_n is None:
+        max_n = game.num_sides > 2
+    solver = HandSolver(game, side, max_nodes=max_nodes, max_n=max_n)
     n = game.n
     leader = game.trick_leader
     trick = [((leader + i) % n, card) for i, card in enumerate(game.trick_cards)]
@@ -143,10 +164,11 @@ class PIMCAgent(Agent):
         samples: int | str = AUTO,
         max_nodes: int = 40_000,
         time_budget: float | None = None,
-        exact_cards: int = 14,
+        exact_cards: int | str = AUTO,
         gift_belief: float | str | None = AUTO,
         bids: str = "heuristic",
         hidden_stock: str = "guarded",
+        opponents: str = "max_n",
     ) -> None:
         super().__init__(seed)
         if bids not in BID_MODES:
@@ -154,6 +176,9 @@ class PIMCAgent(Agent):
         if hidden_stock not in HIDDEN_STOCK_MODES:
             raise ValueError(
                 f"hidden_stock must be one of {', '.join(HIDDEN_STOCK_MODES)}, got {hidden_stock!r}")
+        if opponents not in OPPONENT_MODELS:
+            raise ValueError(
+                f"opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}")
         if samples != AUTO and (not isinstance(samples, int) or samples < 1):
             raise ValueError(f"samples must be 'auto' or a whole number >= 1, got {samples!r}")
         if not isinstance(max_nodes, int) or max_nodes < 100:
@@ -166,8 +191,8 @@ class PIMCAgent(Agent):
                 "gift_belief must be 'auto', None (a rational dealer) or a probability 0..1, "
                 f"got {gift_belief!r}"
             )
-        if not isinstance(exact_cards, int) or exact_cards < 2:
-            raise ValueError(f"exact_cards must be a whole number >= 2, got {exact_cards!r}")
+        if exact_cards != AUTO and (not isinstance(exact_cards, int) or exact_cards < 2):
+            raise ValueError(f"exact_cards must be 'auto' or a whole number >= 2, got {exact_cards!r}")
         self.samples = samples
         self.max_nodes = max_nodes
         self.time_budget = time_budget
@@ -175,6 +200,7 @@ class PIMCAgent(Agent):
         self.gift_belief = gift_belief
         self.bids = bids
         self.hidden_stock = hidden_stock
+        self.opponents = opponents
         self._rollout = HeuristicAgent(seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -207,7 +233,7 @@ class PIMCAgent(Agent):
             weight = self._bids_weight(world, view) if others_bid else 1.0
             worlds += weight
             if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
-                solver, position = solve_position(world, side, self.max_nodes)
+                solver, position = self._solve_position(world, side)
                 for card, value in solver.solve(*position).items():
                     totals[play_action(card)] += weight * value
             elif view.phase == Phase.BEG:
@@ -305,12 +331,27 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------------ valuing a deal
 
+    def _solve_position(self, game: Game, side: int) -> tuple[HandSolver, tuple]:
+        """:func:`solve_position` with this agent's node budget and model of the other sides."""
+        return solve_position(game, side, self.max_nodes, max_n=self._max_n(game))
+
     def _small(self, game: Game) -> bool:
         """Whether the rest of the hand is small enough to solve exactly (all hands together; with a
         stock, once it is empty: the solver plays no draws)."""
         if game.pos < len(game.deck) and game.rules.plan.stock:
             return False
-        return sum(h.bit_count() for h in game.hands) <= self.exact_cards
+        return sum(h.bit_count() for h in game.hands) <= self._exact_cards(game)
+
+    def _max_n(self, game: Game) -> bool:
+        """Whether this agent solves ``game`` by max-n: more than two sides and ``opponents="max_n"``."""
+        return game.num_sides > 2 and self.opponents == "max_n"
+
+    def _exact_cards(self, game: Game) -> int:
+        """The ``exact_cards`` option, or where it is ``"auto"``: :data:`EXACT_CARDS` for alpha-beta,
+        :data:`MAX_N_TRICKS` tricks' cards for max-n (it cannot prune, so it starts later)."""
+        if self.exact_cards != AUTO:
+            return self.exact_cards
+        return MAX_N_TRICKS * game.n if self._max_n(game) else EXACT_CARDS
 
     def _value_after(self, world: Game, actions: list[int], side: int, solve: bool = True) -> float:
         """Value for ``side`` of making ``actions`` in ``world``, then playing the hand out: discards
@@ -334,7 +375,7 @@ class PIMCAgent(Agent):
                 scored = side_value(before, game, side)
                 if abs(scored) >= WIN:
                     return scored
-                solver, position = solve_position(game, side, self.max_nodes)
+                solver, position = self._solve_position(game, side)
                 value = solver.value(*position)
                 return value if abs(value) >= WIN else scored + value
             elif game.phase in (Phase.PLAY, Phase.BID):  # the rest of the auction, the pitch, the tricks

@@ -1,15 +1,21 @@
 """An exact perfect-information solver for the rest of a hand (trick play, P6–P7).
 
-Given every hand face up, :class:`HandSolver` finds the value of each legal card for one side: the
-side maximises, every other side minimises (a "paranoid" coalition, exact for two sides). The value
+Given every hand face up, :class:`HandSolver` finds the value of each legal card for one side. With
+two sides the solving side maximises and the other minimises (alpha-beta). With more sides
+(``max_n=True``, every player alone) the search is max-n: a position's value is a vector with one
+entry per side, and at each node the side to move picks the card best for its own entry (between
+equally good cards, the one worse for the solving side, :func:`max_n_preferred`) — the others are
+not assumed to play together against the solving side. ``max_n=False`` with more sides gives the
+"paranoid" coalition instead (every other side minimises the solving side's value). The value
 is what the hand will score by the rules — the engine's own :class:`~allfours_env.scoring.HandScorer`
 scores every leaf, and tricks, legal cards and the target (R2, R3, R10) come from
 :mod:`allfours_env.scoring` too, so the solver never restates a rule. A finished game is worth
-±``WIN`` to the solving side; otherwise the value is the solving side's points minus the other
+±``WIN`` to each side (+ to its winner); otherwise a side's value is its points minus the other
 sides' mean.
 
 The search is alpha-beta over bit-set hands with a transposition table at trick boundaries, move
-ordering and equivalent-card pruning. A node budget turns it into iterative deepening by tricks:
+ordering and equivalent-card pruning (max-n cannot prune by bounds: it searches every distinct
+card, with the same transposition table). A node budget turns it into iterative deepening by tricks:
 the deepest search that completes within the budget is used, its frontier valued by a fast static
 estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 """
@@ -36,6 +42,13 @@ _SORT_RANK = RANK_OF[:JOKER] + (RANKS.index("K"),)
 _POINTS = CARD_GAME_POINTS
 
 
+def max_n_preferred(value: tuple[float, ...], other: tuple[float, ...], side: int) -> bool:
+    """Between two value vectors equally good for the side to move, whether max-n takes ``value``:
+    the one worse for the solving ``side`` (a cautious tie-break), then the smaller vector — a total
+    order, so the search's result does not depend on its move order."""
+    return (-value[side], value) < (-other[side], other)
+
+
 class BudgetExceeded(Exception):
     """Raised inside the search when the node budget is spent."""
 
@@ -43,8 +56,9 @@ class BudgetExceeded(Exception):
 class HandSolver:
     """Solve the rest of the current hand of ``game`` (a full-information world) for ``side``."""
 
-    def __init__(self, game: Game, side: int, *, max_nodes: int = 200_000) -> None:
+    def __init__(self, game: Game, side: int, *, max_nodes: int = 200_000, max_n: bool = False) -> None:
         rules = game.rules
+        self.max_n = max_n
         self.n = game.n
         self.sides = game.sides
         self.num_sides = game.num_sides
@@ -79,16 +93,23 @@ class HandSolver:
         """Score the finished hand by the rules (the engine's scorer) and return its value."""
         return self._value_of(self.scorer.awards(captured, points))
 
-    def _value_of(self, awards: list[Award]) -> float:
+    def _value_of(self, awards: list[Award]):
         """Apply awards in order from the current scores (R10, :func:`~allfours_env.scoring.settle`):
-        ±WIN if a side goes out, else the solving side's points minus the others' mean."""
+        ±WIN if a side goes out, else the solving side's points minus the others' mean; with
+        ``max_n`` the same for every side, a tuple by side."""
         scores = self.scores[:]
         winner = settle(scores, awards, self.target)[1]
+        if not self.max_n:
+            if winner is not None:
+                return WIN if winner == self.side else -WIN
+            mine = scores[self.side] - self.scores[self.side]
+            others = sum(scores) - sum(self.scores) - mine
+            return mine - others / (self.num_sides - 1)
         if winner is not None:
-            return WIN if winner == self.side else -WIN
-        mine = scores[self.side] - self.scores[self.side]
-        others = sum(scores) - sum(self.scores) - mine
-        return mine - others / (self.num_sides - 1)
+            return tuple(WIN if s == winner else -WIN for s in range(self.num_sides))
+        gained = [after - before for after, before in zip(scores, self.scores)]
+        total, others = sum(gained), self.num_sides - 1
+        return tuple(g - (total - g) / others for g in gained)
 
     def estimate(self, hands: list[int], captured: list[int], points: list[int]) -> float:
         """A fast static value for an unfinished hand (the frontier of a depth-limited search):
@@ -138,6 +159,16 @@ class HandSolver:
         """The minimax value of the position for the solving side (same budget rules as
         :meth:`solve`)."""
         self._load(hands, captured, points, trick)
+        value = self._deepening(lambda: self._node(to_move, list(trick), -WIN - 1, WIN + 1), hands)
+        return value[self.side] if self.max_n else value
+
+    def values(self, hands: list[int], to_move: int, trick: list[tuple[int, int]], captured: list[int],
+               points: list[int]) -> tuple[float, ...]:
+        """The max-n value of the position for every side (``max_n`` solvers only; same budget rules
+        as :meth:`solve`)."""
+        if not self.max_n:
+            raise ValueError("values() needs a max-n solver: HandSolver(..., max_n=True)")
+        self._load(hands, captured, points, trick)
         return self._deepening(lambda: self._node(to_move, list(trick), -WIN - 1, WIN + 1), hands)
 
     def _load(self, hands: list[int], captured: list[int], points: list[int],
@@ -178,6 +209,8 @@ class HandSolver:
         values: dict[int, float] = {}
         for card in self._ordered(legal, trick, to_move):
             value = self._after_card(to_move, card, trick, -WIN - 1, WIN + 1)
+            if self.max_n:
+                value = value[self.side]
             for twin in self.equivalents(card, hands[to_move], trick):
                 if legal >> twin & 1:
                     values[twin] = value
@@ -304,7 +337,7 @@ class HandSolver:
         finally:
             hands[seat] ^= 1 << card
 
-    def _node(self, seat: int, trick: list[tuple[int, int]], alpha: float, beta: float) -> float:
+    def _node(self, seat: int, trick: list[tuple[int, int]], alpha: float, beta: float):
         hands = self._hands
         if not trick:
             if not hands[seat]:
@@ -319,10 +352,14 @@ class HandSolver:
             watched = self.watched
             key = (tuple(hands), seat, tuple(self._points), tuple(c & watched for c in self._captured))
             entry = self.table.get(key)
+            if entry is not None and self.max_n:
+                return entry
             if entry is not None:
                 value, flag = entry
                 if flag == 0 or (flag > 0 and value >= beta) or (flag < 0 and value <= alpha):
                     return value
+        if self.max_n:
+            return self._max_n_node(seat, trick, key)
         maximizing = self.sides[seat] == self.side
         best = -WIN - 1 if maximizing else WIN + 1
         a0, b0 = alpha, beta
@@ -347,4 +384,18 @@ class HandSolver:
             elif best >= b0:
                 flag = 1  # a lower bound
             self.table[key] = (best, flag)
+        return best
+
+    def _max_n_node(self, seat: int, trick: list[tuple[int, int]], key) -> tuple[float, ...]:
+        """Max-n: the value vector of the card best for the side of ``seat`` (ties broken by
+        :func:`max_n_preferred`), stored under ``key`` (a trick boundary) when there is one."""
+        mover, side = self.sides[seat], self.side
+        best = None
+        for card in self._ordered(self.legal(self._hands[seat], trick), trick, seat):
+            value = self._after_card(seat, card, trick, 0.0, 0.0)
+            if best is None or value[mover] > best[mover] or (
+                    value[mover] == best[mover] and max_n_preferred(value, best, side)):
+                best = value
+        if key is not None:
+            self.table[key] = best
         return best

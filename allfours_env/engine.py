@@ -766,7 +766,10 @@ class Game:
         Rebuilt here from the cards given: once trick play has begun, a seat's cards in play (R6,
         ``start_hands``) are its new hand and the cards it has played this hand, and ``drawn`` is 0
         (which of them it drew is not part of the deal given); the deck below ``pos``; the cached
-        legal moves. The log and the cards already dealt (``deck[:pos]``) are history and stay as
+        legal moves; and the current hand's log where it names hidden cards of a seat given (see
+        :meth:`_hidden_hand_log`), so that each seat's view of the copy — its own discards and draws
+        included — agrees with the copy's cards, not the real ones. The earlier hands' log and the
+        cards already dealt (``deck[:pos]``, which no seat's view reads) are history and stay as
         they were."""
         n, pos, deck = self.n, self.pos, self.deck
         seats = sorted(hands)
@@ -805,10 +808,55 @@ class Game:
                 other.start_hands[s] = hands[s] | played
                 other.drawn[s] = 0
         other.deck = other.decks[-1] = deck[:pos] + stock
+        other.log = self.log[: self.hand_log_start] + self._hidden_hand_log(hands, discards)
         other._stacked = []
         other._legal = None
         other._play_mask = -1
         return other
+
+    def _hidden_hand_log(self, hands: Mapping[int, int], discards: Mapping[int, int]) -> list[Event]:
+        """The current hand's log rewritten for :meth:`with_hidden_cards`' new ``hands`` and
+        ``discards``: a seat's discards (P5, seen only by it) name its new discards — a card still
+        among them keeps its place, the others take the rest in order; a card it drew (RD10) that is
+        neither in its new hand nor played by it since is replaced by a card of its new hand that no
+        other draw names, of the same suit where there is one (the stock's first card, a trump,
+        stays a trump). Everything else — plays, turn-ups, bids, tricks — is public and stays."""
+        events = self.hand_log()
+        log = list(events)
+        for s in hands:
+            played = 0
+            discard_at, draw_at = [], []
+            for i, (kind, seat, value) in enumerate(events):
+                if seat != s or value is None:
+                    continue
+                if kind == _ACT:
+                    if PLAYED_CARD[value] >= 0:
+                        played |= 1 << PLAYED_CARD[value]
+                    elif DISCARDED_CARD[value] >= 0:
+                        discard_at.append((i, DISCARDED_CARD[value]))
+                elif kind == EventKind.DRAW:
+                    draw_at.append((i, value))
+            free = discards[s]
+            for _, card in discard_at:
+                free &= ~(1 << card)
+            for i, card in discard_at:
+                if not discards[s] >> card & 1:
+                    new = (free & -free).bit_length() - 1
+                    free ^= 1 << new
+                    log[i] = _ACT_EVENTS[s][DISCARD_BASE + new]
+            explained = hands[s] | played
+            free = hands[s]
+            for _, card in draw_at:
+                if explained >> card & 1:
+                    free &= ~(1 << card)
+            for i, card in draw_at:
+                if not explained >> card & 1:
+                    pick = free & SUIT_MASKS[SUIT_OF[card]] if SUIT_OF[card] >= 0 else 0
+                    pick = pick or free
+                    new = (pick & -pick).bit_length() - 1
+                    free ^= 1 << new
+                    log[i] = _DRAW_EVENTS[s][new]
+        return log
 
     def record(self) -> dict[str, Any]:
         """The JSON-serialisable game record (see :mod:`allfours_env.record`)."""

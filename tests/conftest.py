@@ -45,14 +45,15 @@ def random_game(preset: str, num_players: int, seed: int, decisions: int = 10_00
 
 
 def stacked_game(preset="seven_up", num_players=2, *, dealer=0, hands, turnup=None, runs=(),
-                 stock=None, scores=None, **knobs) -> Game:
+                 stock=None, scores=None, stop_after_hand=False, **knobs) -> Game:
     """A game whose first deal gives ``hands`` (text, seat order) and turns up ``turnup``; ``stock``
-    (text, top card first) orders the rest of the pack, e.g. the stock of california_jack."""
+    (text, top card first) orders the rest of the pack, e.g. the stock of california_jack;
+    ``stop_after_hand`` as :class:`~allfours_env.engine.Game`'s."""
     rules = Rules.make(preset, num_players, **knobs)
     deck = stack_deck(num_players, dealer, [h.split() for h in hands], turnup,
                       [([p.split() for p in packets], t) for packets, t in runs],
                       None if stock is None else stock.split(), joker=rules.joker)
-    return Game(rules, seed=0, dealer=dealer, decks=[deck], scores=scores)
+    return Game(rules, seed=0, dealer=dealer, decks=[deck], scores=scores, stop_after_hand=stop_after_hand)
 
 
 def play(game: Game, *moves: str) -> None:

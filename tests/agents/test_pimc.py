@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+import agents.pimc as pimc_module
 from agents import AgentError, make_agent
 from agents.arena import play_game
 from agents.pimc import AUTO_SAMPLES, AUTO_SETTINGS
@@ -211,3 +212,34 @@ def test_pimc_auto_settings_follow_the_player_count_and_explicit_options_win(pla
     auction = Rules.make("auction_pitch", players)
     assert make_agent("pimc").settings(auction)[0] == AUTO_SAMPLES["auction"][players]
     assert make_agent("pimc").settings(Rules.make("california_jack", 2))[0] == AUTO_SAMPLES["stock_top"][2]
+
+
+def test_pimc_rejects_an_unknown_opponents_model():
+    with pytest.raises(ValueError, match="opponents must be one of max_n, paranoid, got 'coalition'"):
+        make_agent("pimc:opponents=coalition")
+    with pytest.raises(ValueError, match="exact_cards"):
+        make_agent("pimc", exact_cards=1)
+
+
+@pytest.mark.parametrize("preset, players, opponents, max_n, exact", [
+    ("auction_pitch", 4, "max_n", True, 12), ("auction_pitch", 3, "max_n", True, 9),
+    ("auction_pitch", 4, "paranoid", False, 14), ("seven_up", 4, "max_n", False, 14),
+    ("seven_up", 2, "max_n", False, 14)])
+def test_pimc_solves_by_max_n_only_where_every_player_is_alone(preset, players, opponents, max_n, exact,
+                                                               monkeypatch):
+    """Max-n (each seat for itself) where there are more than two sides; alpha-beta with two sides
+    (two players, partnerships), where it is the same; the paranoid coalition when asked for."""
+    made = []
+    real = pimc_module.HandSolver
+
+    def spy(game, side, **options):
+        made.append(options["max_n"])
+        return real(game, side, **options)
+
+    monkeypatch.setattr(pimc_module, "HandSolver", spy)
+    agent = make_agent("pimc", seed=1, samples=2, opponents=opponents)
+    game = Game(Rules.make(preset, players), seed=2, stop_after_hand=True)
+    while not game.is_over and game.phase_name != "hand_over":  # one hand, pimc in every seat
+        game.apply(agent.act(None, SeatView(game, game.current_player)))
+    assert made and set(made) == {max_n}
+    assert agent._exact_cards(Game(Rules.make(preset, players), seed=0)) == exact

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from allfours_env import PRESETS, Game, Rules, str_to_action
-from allfours_env.actions import PLAY_BASE
+from allfours_env.actions import DISCARDED_CARD, PLAY_BASE
 from allfours_env.cards import JOKER, NUM_CARDS, RANK_OF, SUIT_OF, mask_of, parse_cards, rank_of, suit_of
-from allfours_env.knowledge import played_cards
+from allfours_env.events import EventKind
+from allfours_env.knowledge import SeatView, played_cards, resample
 from allfours_env.wrappers import RandomPolicy, random_legal_action
 from conftest import play, stacked_game
 
@@ -247,3 +248,27 @@ def test_the_random_players_draw_one_index_uniformly_from_their_generator():
     policy = RandomPolicy(np.random.default_rng(4))
     picks = [policy.act({"action_mask": mask}, None) for _ in range(400)]
     assert set(picks) == set(legal) and all(type(p) is int for p in picks)
+
+
+@pytest.mark.parametrize("preset, players", [("seven_up", 2), ("seven_up", 3), ("shasta_sam", 2),
+                                             ("california_jack", 2), ("all_fours", 2)])
+def test_a_sampled_game_tells_no_seat_the_real_hidden_cards(preset, players):
+    """A deal drawn for one seat (:func:`~allfours_env.knowledge.resample`) rewrites what the log says
+    of the hidden cards: every other seat's view of it names its own discards and its draws from the
+    sampled deal, never the real ones — a bot playing that seat in a rollout knows nothing the
+    searching seat does not."""
+    rng = random.Random(1)
+    checked = 0
+    for seed in range(6):
+        for game in _states(Rules.make(preset, players), seed=seed, every=2):
+            for observer in range(players):
+                world = resample(game, observer, rng)
+                for seat in range(players):
+                    view = SeatView(world, seat)
+                    told = [DISCARDED_CARD[value] for kind, who, value in view.history()
+                            if kind == EventKind.ACT and who == seat and DISCARDED_CARD[value] >= 0]
+                    assert mask_of(told) == world.discards[seat] and len(told) == len(set(told))
+                    for holder, cards in enumerate(view.seen_draws()):
+                        assert cards & ~world.hands[holder] == 0, (seed, observer, seat, holder)
+                    checked += seat != observer and bool(game.discards[seat] or game.drawn[seat])
+    assert checked > 0
