@@ -1,7 +1,7 @@
 """Generate the golden records and the tournament table of tests/test_golden.py (run from the
 repository root: ``python tests/golden/make_round1.py``). First written by the round-1 code; run again
-when a bot's play changes on purpose. The table leaves out the auction statistics, as the test does
-(no game of these presets has an auction)."""
+when a bot's play changes on purpose. The table leaves out the auction statistics and the fair share, as
+the test does (no game of these presets has an auction; every pairing's fair share is one half)."""
 import json
 
 from agents import make_agent
@@ -27,6 +27,6 @@ s = json.loads(json.dumps(res.summary(), sort_keys=True, default=str))
 for numbers in [*s["agents"], *(r for t in s["tables"] for r in t["results"])]:
     for kind in ("pass", "bid", "hold"):
         numbers["decisions"].pop(kind)
-    for key in ("contracts", "bid_rate", "contract_rate", "made_rate", "mean_contract"):
+    for key in ("contracts", "bid_rate", "contract_rate", "made_rate", "mean_contract", "fair_share"):
         numbers.pop(key)
 json.dump(s, open("tests/golden/round1_tournament.json", "w"), indent=1, sort_keys=True, default=str)
