@@ -18,7 +18,8 @@ Design:
 * **Branch-free phases.** A decision is applied by ``lax.switch`` on the phase (a select under
   ``vmap``); chance (deals, turn-ups, runs, redeals after an exhausted pack, the stock, scoring the
   hand, the next deal) runs in one ``lax.while_loop`` of at most a few dozen steps until the next
-  decision or the end of the game.
+  decision or the end of the game; under ``vmap`` only the games waiting for chance run it
+  (:meth:`Core.chance_of_batch`).
 * **Chance from the key.** The ``i``-th deal of a game uses ``fold_in(key, i)``; stacked packs
   (``init(key, decks=...)``) are used first, as ``Game(decks=...)`` does.
 """
@@ -55,8 +56,8 @@ BEG_P, GIFT_P, DISCARD_P, PLAY_P, OVER_P, HAND_OVER_P, BID_P = (
 NOTHING, START_HAND, RUN_ONCE, SCORE_HAND = range(4)
 TRUMP_BASE = 32  # scoring.TRUMP_BASE: a strength at or above it is a trump's
 _I = jnp.int32
-# Under vmap, the chance loop runs for groups of at least this many games, at most 1/divisor of the
-# batch (Core.chance_of_batch).
+# Under vmap, the chance loop runs for groups of max(min, ceil(batch / divisor)) games
+# (Core.chance_of_batch).
 CHANCE_GROUP_MIN, CHANCE_GROUP_DIVISOR = 8, 16
 
 
