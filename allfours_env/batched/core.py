@@ -18,7 +18,8 @@ Design:
 * **Branch-free phases.** A decision is applied by ``lax.switch`` on the phase (a select under
   ``vmap``); chance (deals, turn-ups, runs, redeals after an exhausted pack, the stock, scoring the
   hand, the next deal) runs in one ``lax.while_loop`` of at most a few dozen steps until the next
-  decision or the end of the game.
+  decision or the end of the game; under ``vmap`` only the games waiting for chance run it
+  (:meth:`Core.chance_of_batch`).
 * **Chance from the key.** The ``i``-th deal of a game uses ``fold_in(key, i)``; stacked packs
   (``init(key, decks=...)``) are used first, as ``Game(decks=...)`` does.
 """
@@ -55,6 +56,9 @@ BEG_P, GIFT_P, DISCARD_P, PLAY_P, OVER_P, HAND_OVER_P, BID_P = (
 NOTHING, START_HAND, RUN_ONCE, SCORE_HAND = range(4)
 TRUMP_BASE = 32  # scoring.TRUMP_BASE: a strength at or above it is a trump's
 _I = jnp.int32
+# Under vmap, the chance loop runs for groups of max(min, ceil(batch / divisor)) games
+# (Core.chance_of_batch).
+CHANCE_GROUP_MIN, CHANCE_GROUP_DIVISOR = 8, 16
 
 
 class State(NamedTuple):
@@ -171,6 +175,12 @@ class Core:
             recipient[dealer, list(sides)] = True
         self.is_recipient = jnp.asarray(recipient)
         self.observer = Observer(spec)
+        self._chance = jax.custom_batching.custom_vmap(self.chance_loop)
+
+        @self._chance.def_vmap
+        def _chance_vmap(size: int, batched: list, s: State) -> tuple[State, State]:
+            s = jax.tree.map(lambda x, b: x if b else jnp.broadcast_to(x, (size, *x.shape)), s, batched[0])
+            return self.chance_of_batch(s, size), jax.tree.map(lambda _: True, s)
 
     # ------------------------------------------------------------------ small pieces
 
@@ -506,7 +516,34 @@ class Core:
 
     def chance(self, s: State) -> State:
         """Run chance until the next decision or the end of the game (bounded: each pass deals,
-        runs or scores, and a game has finitely many)."""
+        runs or scores, and a game has finitely many). Under ``vmap`` only the games that wait for
+        chance run the loop (:meth:`chance_of_batch`)."""
+        return self._chance(s)
+
+    def chance_of_batch(self, s: State, size: int) -> State:
+        """:meth:`chance_loop` for a batch of ``size`` games (every field with a leading axis),
+        run only by the games that wait for chance: up to ``group`` of them at a time are gathered,
+        run and scattered back, until none waits. Under ``vmap`` every branch runs for every game,
+        and in a big batch some game needs a deal or a run at almost every step, so running the
+        loop for the whole batch would deal for all games at every step. Each game's result is the
+        same as :meth:`chance_loop`'s (the loop is a function of the one game's state)."""
+        group = max(CHANCE_GROUP_MIN, -(-size // CHANCE_GROUP_DIVISOR))
+        if group >= size:
+            return jax.vmap(self.chance_loop)(s)
+
+        def waiting(s: State) -> jax.Array:
+            return (s.pending != NOTHING) & (s.phase != OVER_P)
+
+        def body(s: State) -> State:
+            index = jnp.nonzero(waiting(s), size=group, fill_value=size)[0]
+            some = jax.tree.map(lambda x: x[jnp.minimum(index, size - 1)], s)
+            some = jax.vmap(self.chance_loop)(some)
+            return jax.tree.map(lambda x, y: x.at[index].set(y, mode="drop"), s, some)
+
+        return jax.lax.while_loop(lambda s: waiting(s).any(), body, s)
+
+    def chance_loop(self, s: State) -> State:
+        """:meth:`chance` of one game: a ``lax.while_loop`` of deals, runs and scoring."""
         branches = [self.start_hand, self.run_once, self.score_hand]
         if self.spec.selection != sp.TURNUP:
             branches[1] = lambda s: s  # no runs without a turn-up
