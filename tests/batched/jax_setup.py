@@ -12,7 +12,8 @@ import pytest
 def _compilation_cache(request: pytest.FixtureRequest) -> None:
     import jax
 
-    folder = request.config.cache.mkdir("jax-compilation") if request.config.cache else None
+    cache = getattr(request.config, "cache", None)  # None with -p no:cacheprovider
+    folder = cache.mkdir("jax-compilation") if cache is not None else None
     if folder is not None:
         jax.config.update("jax_compilation_cache_dir", str(folder))
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
