@@ -82,25 +82,23 @@ GONE = (BrokenPipeError, ConnectionResetError, EOFError)
 
 
 def close_vec_env(env, interrupted: bool = False) -> None:
-    """Close the environments (and their worker processes). After Ctrl-C a worker may be gone (one
-    that did not ignore it, or was killed), or a step half-done: then every worker is closed as far
-    as it still can be and stopped, instead of a second traceback over the first."""
-    if not interrupted:
+    """Close the environments (and their worker processes). After Ctrl-C a step may be half-done
+    (some workers' results read, others not: SB3's own ``close`` would then wait forever for a
+    result already read) or a worker gone: every worker is told to close as far as it still can be,
+    waited for a bounded time and stopped, instead of a hang or a second traceback over the first."""
+    if not interrupted or not hasattr(env, "remotes"):
         env.close()
         return
-    try:
-        env.close()
-        return
-    except GONE:
-        pass
-    for remote in getattr(env, "remotes", []):
+    for remote in env.remotes:
         try:
             remote.send(("close", None))
         except GONE + (OSError,):
             pass
-    for process in getattr(env, "processes", []):
+    for process in env.processes:
         process.join(timeout=5)
         if process.is_alive():
             process.terminate()
             process.join(timeout=5)
+    for remote in env.remotes:
+        remote.close()
     env.closed = True

@@ -159,3 +159,21 @@ def test_closing_after_ctrl_c_tolerates_workers_that_are_gone():
         env.close()  # what SB3 does on its own
     close_vec_env(env, interrupted=True)
     assert env.closed and not any(process.is_alive() for process in env.processes)
+
+
+def test_closing_after_ctrl_c_between_two_workers_results_does_not_wait_forever():
+    """Ctrl-C after the first worker's result was read and before the second's: SB3's own close()
+    waits for a result from every worker and so forever for the first one; ours closes them all."""
+    import threading
+
+    from train.envs import close_vec_env, make_vec_env
+
+    env = make_vec_env(load(None, ["n_envs=2", "opponents.mix={random=1}"]))
+    env.reset()
+    env.step_async(np.zeros(2, dtype=np.int64))
+    env.remotes[0].recv()  # step_wait had read this one when the KeyboardInterrupt came
+    closing = threading.Thread(target=close_vec_env, args=(env, True), daemon=True)
+    closing.start()
+    closing.join(timeout=60)  # a bound on a hang, not a measure of speed
+    assert not closing.is_alive(), "closing the workers hung"
+    assert env.closed and not any(process.is_alive() for process in env.processes)
