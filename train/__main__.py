@@ -7,6 +7,7 @@
     python -m train --resume runs/full/checkpoints/step_1000000.npz --out runs/branch
     python -m train --backend rllib                   # Ray RLlib (train.rllib; a local Ray instance)
     python -m train --backend rllib --set rllib.address=auto rllib.num_env_runners=16   # a cluster
+    python -m train --backend jax                     # PPO on the batched JAX core (train.jax)
 
 ``--resume RUN`` continues the run in RUN from its newest checkpoint with its own saved config
 (``--set`` may change what can change mid-run: the budget, the opponent mix, PPO's step settings,
@@ -28,14 +29,16 @@ from evaluate.progress import interval
 from train.config import ConfigError, load
 
 PROG = "python -m train"
+#: The config each backend runs without ``--config`` (the JAX backend plays no Python bots in training).
+DEFAULT_CONFIG = {"sb3": "quick", "rllib": "quick", "jax": "jax_quick"}
 
 
 
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None,
-                   help="config name in train/configs (quick, full) or a TOML file (default: quick; "
-                        "with --resume: the run's own config)")
+                   help="config name in train/configs (quick, full) or a TOML file (default: quick, "
+                        "jax_quick with --backend jax; with --resume: the run's own config)")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="override settings, e.g. total_timesteps=50000 ppo.learning_rate=1e-4")
     p.add_argument("--out", help="output folder (overrides the config's out; with --resume: a new run "
@@ -47,9 +50,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true",
                    help="no progress (a bar on a terminal; in a log a line every 30 s, or every "
                    "ALLFOURS_PROGRESS_SECONDS)")
-    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+    p.add_argument("--backend", choices=("sb3", "rllib", "jax"), default="sb3",
                    help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib multi-agent "
-                   "PPO, locally or on a cluster (the [rllib] table; needs allfours[rllib])")
+                   "PPO, locally or on a cluster (the [rllib] table; needs allfours[rllib]); jax: PPO "
+                   "self-play on the batched core, inside jit (the [jax] table; needs allfours[jax])")
     return p
 
 
@@ -70,9 +74,11 @@ def main(argv: list[str] | None = None) -> int:
 
             config = resume_config(args.resume, args.config, overrides)
         else:
-            config = load(args.config, overrides)
+            config = load(args.config or DEFAULT_CONFIG[args.backend], overrides)
         if args.backend == "rllib":
             from train.rllib import train
+        elif args.backend == "jax":
+            from train.jax import train
         else:
             from train.trainer import train
 

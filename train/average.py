@@ -90,6 +90,15 @@ def mean_weights(paths: list[Path]) -> tuple[Checkpoint, dict[str, np.ndarray]]:
     return newest, {name: (total[name] / len(paths)).astype(reference[name].dtype) for name in total}
 
 
+def averaged_actor(out: Path, since: int, *, log=print) -> tuple[NumpyActor, list[Path]]:
+    """The weight average of the run ``out``'s checkpoints from step ``since`` on, as an actor (the
+    final model of a backend that is not SB3's), and the checkpoints averaged."""
+    paths = find_checkpoints([out], since)
+    newest, weights = mean_weights(paths)
+    log(f"final model: the weight average of {len(paths)} checkpoints")
+    return NumpyActor.from_arrays(weights, newest.meta["network"], out), paths
+
+
 def average_into(model, out: Path, since: int, *, log=print) -> list[Path]:
     """Replace ``model``'s weights by the average of the checkpoints of the run in ``out`` from
     step ``since`` on (the final one included); return the checkpoints averaged."""

@@ -25,6 +25,9 @@ from typing import Any
 
 from agents.cli import MAX_GAMES, MAX_WORKERS
 from train.checks import count_rule, is_number, is_whole
+from train.jax.settings import RULES as JAX_RULES
+from train.jax.settings import JaxSettings
+from train.jax.settings import cross_checks as jax_cross_checks
 from train.rllib.settings import RULES as RLLIB_RULES
 from train.rllib.settings import RLlibSettings
 from train.rllib.settings import cross_checks as rllib_cross_checks
@@ -140,6 +143,7 @@ class TrainConfig:
     eval: EvalSettings = dataclasses.field(default_factory=EvalSettings)
     imitation: ImitationSettings = dataclasses.field(default_factory=ImitationSettings)
     rllib: RLlibSettings = dataclasses.field(default_factory=RLlibSettings)  # --backend rllib only
+    jax: JaxSettings = dataclasses.field(default_factory=JaxSettings)  # --backend jax only
 
     def to_dict(self) -> dict[str, Any]:
         """The config as nested dicts (what ``config.json`` and checkpoints hold)."""
@@ -151,7 +155,7 @@ class TrainConfig:
 
 
 _SECTIONS = {"ppo": PPOSettings, "opponents": OpponentSettings, "eval": EvalSettings,
-             "imitation": ImitationSettings, "rllib": RLlibSettings}
+             "imitation": ImitationSettings, "rllib": RLlibSettings, "jax": JaxSettings}
 
 MAX_SEED = 2**32 - 1  # numpy's and torch's seeding take seeds below 2**32
 #: The upper bounds of the counts (see the module docstring).
@@ -258,6 +262,7 @@ RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "imitation.dagger_games": _GAMES,
     "imitation.dagger_epochs": _EPOCHS,
     **RLLIB_RULES,
+    **JAX_RULES,
 }
 
 
@@ -360,7 +365,7 @@ def validate(config: TrainConfig) -> None:
     if rollout > MAX_ROLLOUT:
         raise ConfigError(f"ppo.n_steps × n_envs is the rollout held in memory: at most {MAX_ROLLOUT:,} "
                           f"steps, got {config.ppo.n_steps:,} × {config.n_envs:,} = {rollout:,}")
-    for ok, message in rllib_cross_checks(config.rllib):
+    for ok, message in [*rllib_cross_checks(config.rllib), *jax_cross_checks(config.jax, MAX_ROLLOUT)]:
         if not ok:
             raise ConfigError(message)
     try:

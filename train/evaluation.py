@@ -15,7 +15,9 @@ from typing import Any
 
 from agents.policy import NumpyActor, SnapshotAgent
 from allfours_env.rules import Rules
+from allfours_env.seeding import derive_seed
 from train.config import TrainConfig
+from train.curve import append_csv
 
 
 def num_sides(config: TrainConfig) -> int:
@@ -50,6 +52,16 @@ def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games
             raise KeyboardInterrupt
         results.append((held, result))
     return results
+
+
+def periodic(actor: NumpyActor, config: TrainConfig, timesteps: int, out: Path) -> list[dict[str, Any]]:
+    """The periodic evaluation at ``timesteps`` (``eval.games`` against ``eval.opponents``, seeded
+    from the run's seed and the step): its learning-curve rows, appended to ``out/eval.csv``."""
+    results = evaluate(actor, config, config.eval.opponents, config.eval.games,
+                       seed=derive_seed(config.seed, "eval", timesteps), workers=config.eval.workers)
+    rows = curve_rows(results, timesteps)
+    append_csv(out / "eval.csv", rows)
+    return rows
 
 
 def scores(results: list[tuple[list[str], Any]]) -> dict[str, dict[str, Any]]:

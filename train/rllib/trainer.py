@@ -74,7 +74,6 @@ import numpy as np
 
 from agents.policy import NumpyActor
 from agents.policy_file import header, write
-from allfours_env.seeding import derive_seed
 from train import evaluation
 from train.checkpoints import FOLDER, Checkpoint, snapshot_arrays, snapshots_from
 from train.config import ConfigError, TrainConfig
@@ -376,7 +375,6 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
 
     from evaluate.progress import Progress
     from train import runs
-    from train.curve import append_csv
     from train.rllib import league as league_module
 
     league_module.register()
@@ -435,13 +433,9 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
             if steps >= next_eval or steps >= config.total_timesteps:
                 next_eval = (steps // every + 1) * every
                 clock = time.perf_counter()
-                results = evaluation.evaluate(learner_actor(algo, config), config, config.eval.opponents,
-                                              config.eval.games, seed=derive_seed(config.seed, "eval", steps),
-                                              workers=config.eval.workers)
-                rows = evaluation.curve_rows(results, steps)
+                rows = evaluation.periodic(learner_actor(algo, config), config, steps, out)
                 for row in rows:
                     writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], steps)
-                append_csv(out / "eval.csv", rows)
                 if bar is not None:
                     bar.note(evaluation.describe_rows(rows))
                 save_checkpoint(algo, config, out, steps, league, {"eval": rows, "iteration": iteration})
@@ -457,12 +451,9 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
         algo.stop()
     averaged: list[Path] = []
     if config.average_since:
-        from train.average import find_checkpoints, mean_weights
+        from train.average import averaged_actor
 
-        averaged = find_checkpoints([out], config.average_since)
-        newest, weights = mean_weights(averaged)
-        actor = NumpyActor.from_arrays(weights, newest.meta["network"], out)
-        log(f"final model: the weight average of {len(averaged)} checkpoints")
+        actor, averaged = averaged_actor(out, config.average_since, log=log)
     return finish(config, out, actor, timesteps=steps, seconds=seconds, learned=steps - first,
                   averaged=averaged, progress=progress, log=log, backend="rllib")
 

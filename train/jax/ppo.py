@@ -1,0 +1,218 @@
+"""PPO on the batched core inside ``jax.jit``: one call collects a rollout and updates the learner.
+
+**Seats.** Every game of the batch gives each seat a controller when it is dealt: one seat, drawn
+at random, is the learner (with its partner, in partnerships); every other seat is the learner too
+(weight ``jax.self_play``), uniformly random legal play (``opponents.mix``'s ``random``) or a
+frozen snapshot of the learner (``snapshot``: the snapshot drawn for the rollout, see
+:mod:`train.jax.trainer`). All three decide inside the same ``jit``: the learner's and the
+snapshot's logits are computed for every game, and each game takes those of the seat to move.
+
+**Credit.** Each learner seat's decisions form a trajectory of their own, as the single-agent env
+gives the SB3 learner (:mod:`allfours_env.wrappers`): the reward of a decision is the sum of what
+its seat is paid (``State.rewards``) from that decision up to the seat's next decision, or to the
+end of the episode — the game, or with ``episode = "hand"`` the hand (the batched core plays whole
+games; a hand's end cuts the trajectories there, and the next hand's deal carries the scores on as
+the AEC env's hand episodes do). Advantages are GAE over those per-seat trajectories, computed by
+a reverse scan that carries, for every seat, the value, advantage and reward collected since its
+next decision. At the rollout's end each seat's trajectory is bootstrapped with the critic's value
+of that seat's own observation (:meth:`~allfours_env.batched.env.Env.observe`). Only the learner's
+decisions enter the loss (a mask over the rollout); the opponents' do not.
+
+**Update.** ``ppo.n_epochs`` epochs of ``jax.minibatches`` shuffled minibatches; the loss is SB3's
+MaskablePPO's: clipped surrogate with per-minibatch normalised advantages, squared value error
+(``vf_coef``), entropy bonus (``ent_coef``) of the masked distribution, gradients clipped to
+``max_grad_norm``, Adam (:mod:`train.jax.network`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from allfours_env import batched
+from allfours_env.rules import Rules
+from train.config import TrainConfig
+from train.jax import network
+
+#: Controllers of a seat.
+LEARNER, RANDOM, SNAPSHOT = 0, 1, 2
+#: The opponent kinds of ``opponents.mix`` that play inside ``jit``, by controller.
+KINDS = {"random": RANDOM, "snapshot": SNAPSHOT}
+
+
+class Batch(NamedTuple):
+    """What the loop carries between two calls: the games in progress and their seats' controllers."""
+
+    state: Any
+    controllers: jax.Array
+
+
+class Learner:
+    """The jitted functions of one config: :meth:`start` (deal the batch) and :meth:`iterate`."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        rules = Rules.make(config.preset, config.num_players, **config.knobs)
+        self.env = batched.make(config.preset, config.num_players, reward=config.reward, **config.knobs)
+        self.players = config.num_players
+        self.side = jnp.asarray(np.array([rules.side_of(s) for s in range(self.players)], np.int32))
+        self.num_envs = config.jax.num_envs
+        self.steps = config.jax.rollout_steps
+        self.minibatches = config.jax.minibatches
+        self.hand_episodes = config.episode == "hand"
+        self.ppo = config.ppo
+        self.activation = config.ppo.activation
+        self.snapshots = any(k == "snapshot" for k in config.opponents.mix) or any(
+            "snapshot" in stage["mix"] for stage in config.opponents.schedule)
+        self._step = jax.vmap(batched.auto_reset(self.env))
+        self.start = jax.jit(self._start)
+        self.iterate = jax.jit(self._iterate)
+
+    # ------------------------------------------------------------ seats
+
+    def draw(self, key: jax.Array, probs: jax.Array) -> jax.Array:
+        """Controllers of every seat of ``num_envs`` new games (int32[games, players]); ``probs``
+        weighs LEARNER, RANDOM, SNAPSHOT for the seats not on the learner's side."""
+        seat_key, kind_key = jax.random.split(key)
+        seat = jax.random.randint(seat_key, (self.num_envs,), 0, self.players)
+        kinds = jax.random.categorical(kind_key, jnp.log(probs), shape=(self.num_envs, self.players))
+        learner_side = self.side[seat][:, None] == self.side[None, :]
+        return jnp.where(learner_side, LEARNER, kinds).astype(jnp.int32)
+
+    def _start(self, key: jax.Array, probs: jax.Array) -> Batch:
+        deal_key, seat_key = jax.random.split(key)
+        state = jax.vmap(self.env.init)(jax.random.split(deal_key, self.num_envs))
+        return Batch(state, self.draw(seat_key, probs))
+
+    # ------------------------------------------------------------ rollout
+
+    def _rollout(self, params, snapshot, probs, batch: Batch, key: jax.Array):
+        act = self.activation
+
+        def decide(carry: Batch, key: jax.Array):
+            state, controllers = carry.state, carry.controllers
+            act_key, env_key, seat_key = jax.random.split(key, 3)
+            obs, mask, seat = state.observation, state.legal_action_mask, state.current_player
+            who = jnp.take_along_axis(controllers, seat[:, None], axis=1)[:, 0]
+            own = network.masked_logits(params["actor"], obs, mask, act)
+            logits = jnp.where((who == LEARNER)[:, None], own, jnp.where(mask, 0.0, -1e9))
+            if self.snapshots:
+                frozen = network.masked_logits(snapshot, obs, mask, act)
+                logits = jnp.where((who == SNAPSHOT)[:, None], frozen, logits)
+            action = jax.random.categorical(act_key, logits).astype(jnp.int32)
+            logp = jnp.take_along_axis(jax.nn.log_softmax(own), action[:, None], axis=1)[:, 0]
+            value = network.mlp(params["critic"], obs, act)[:, 0]
+            nxt, rewards, terminated, truncated = self._step(state, action,
+                                                             jax.random.split(env_key, self.num_envs))
+            game_end = terminated | truncated
+            end = game_end | (nxt.hand_number != state.hand_number) if self.hand_episodes else game_end
+            fresh = self.draw(seat_key, probs)
+            record = {"obs": obs, "mask": mask, "action": action, "logp": logp, "value": value,
+                      "seat": seat, "learner": who == LEARNER, "rewards": rewards, "end": end,
+                      "game_end": game_end, "learner_seats": controllers == LEARNER}
+            return Batch(nxt, jnp.where(game_end[:, None], fresh, controllers)), record
+
+        batch, record = jax.lax.scan(decide, batch, jax.random.split(key, self.steps))
+        every_seat = jnp.arange(self.players)
+        seen = jax.vmap(lambda s: jax.vmap(lambda seat: self.env.observe(s, seat))(every_seat))(batch.state)
+        bootstrap = network.mlp(params["critic"], seen, act)[..., 0]  # [games, players]
+        return batch, record, bootstrap
+
+    def advantages(self, record: dict[str, jax.Array], bootstrap: jax.Array) -> jax.Array:
+        """GAE over each seat's own trajectory (see the module docstring): float32[steps, games]."""
+        gamma, lam = self.ppo.gamma, self.ppo.gae_lambda
+        seats = jnp.arange(self.players)
+
+        def back(carry, t):
+            next_value, next_adv, collected, cut = carry
+            end = t["end"][:, None]
+            next_value = jnp.where(end, 0.0, next_value)
+            next_adv = jnp.where(end, 0.0, next_adv)
+            collected = jnp.where(end, 0.0, collected) + t["rewards"]
+            cut = cut | end
+            mine = t["seat"][:, None] == seats
+            going = 1.0 - jnp.sum(mine * cut, axis=1)
+            reward = jnp.sum(mine * collected, axis=1)
+            delta = reward + gamma * going * jnp.sum(mine * next_value, axis=1) - t["value"]
+            adv = delta + gamma * lam * going * jnp.sum(mine * next_adv, axis=1)
+            carry = (jnp.where(mine, t["value"][:, None], next_value),
+                     jnp.where(mine, adv[:, None], next_adv),
+                     jnp.where(mine, 0.0, collected), jnp.where(mine, False, cut))
+            return carry, adv
+
+        zeros = jnp.zeros_like(bootstrap)
+        inputs = {k: record[k] for k in ("end", "rewards", "seat", "value")}
+        _, adv = jax.lax.scan(back, (bootstrap, zeros, zeros, jnp.zeros(bootstrap.shape, bool)), inputs,
+                              reverse=True)
+        return adv
+
+    # ------------------------------------------------------------ update
+
+    def loss(self, params, data: dict[str, jax.Array]):
+        """MaskablePPO's loss over the learner's decisions of a minibatch, and its metrics."""
+        ppo, act = self.ppo, self.activation
+        weight = data["learner"].astype(jnp.float32)
+        count = jnp.maximum(weight.sum(), 1.0)
+
+        def mean(x):
+            return jnp.sum(weight * x) / count
+
+        logp_all = jax.nn.log_softmax(network.masked_logits(params["actor"], data["obs"], data["mask"], act))
+        logp = jnp.take_along_axis(logp_all, data["action"][:, None], axis=1)[:, 0]
+        adv = data["adv"]
+        centred = adv - mean(adv)
+        adv = centred / (jnp.sqrt(mean(centred ** 2)) + 1e-8)
+        log_ratio = logp - data["logp"]
+        ratio = jnp.exp(log_ratio)
+        clipped = jnp.clip(ratio, 1 - ppo.clip_range, 1 + ppo.clip_range)
+        policy_loss = -mean(jnp.minimum(ratio * adv, clipped * adv))
+        value = network.mlp(params["critic"], data["obs"], act)[:, 0]
+        value_loss = mean((data["returns"] - value) ** 2)
+        entropy = mean(-jnp.sum(jnp.exp(logp_all) * logp_all, axis=1))
+        total = policy_loss + ppo.vf_coef * value_loss - ppo.ent_coef * entropy
+        metrics = {"train/policy_loss": policy_loss, "train/value_loss": value_loss,
+                   "train/entropy": entropy, "train/approx_kl": mean(ratio - 1 - log_ratio),
+                   "train/clip_fraction": mean((jnp.abs(ratio - 1) > ppo.clip_range).astype(jnp.float32))}
+        return total, metrics
+
+    def update(self, params, opt, data: dict[str, jax.Array], key: jax.Array):
+        """``ppo.n_epochs`` epochs of shuffled minibatches over ``data`` (one rollout, flattened)."""
+        size = self.num_envs * self.steps
+        gradient = jax.grad(self.loss, has_aux=True)
+
+        def minibatch(carry, part):
+            params, opt = carry
+            grads, metrics = gradient(params, part)
+            params, opt = network.adam_step(params, grads, opt, self.ppo.learning_rate,
+                                            self.ppo.max_grad_norm)
+            return (params, opt), metrics
+
+        def epoch(carry, key):
+            order = jax.random.permutation(key, size)
+            parts = jax.tree.map(lambda x: x[order].reshape(self.minibatches, size // self.minibatches,
+                                                            *x.shape[1:]), data)
+            return jax.lax.scan(minibatch, carry, parts)
+
+        (params, opt), metrics = jax.lax.scan(epoch, (params, opt), jax.random.split(key, self.ppo.n_epochs))
+        return params, opt, jax.tree.map(jnp.mean, metrics)
+
+    def _iterate(self, params, opt, snapshot, probs, batch: Batch, key: jax.Array):
+        """One rollout of ``jax.rollout_steps`` decisions in every game, then the update; returns the
+        new learner, the games in progress and the metrics (learner decisions, games ended, ...)."""
+        rollout_key, update_key = jax.random.split(key)
+        batch, record, bootstrap = self._rollout(params, snapshot, probs, batch, rollout_key)
+        adv = self.advantages(record, bootstrap)
+        size = self.num_envs * self.steps
+        data = {k: record[k].reshape(size, *record[k].shape[2:])
+                for k in ("obs", "mask", "action", "logp", "learner")}
+        data["adv"] = adv.reshape(size)
+        data["returns"] = (adv + record["value"]).reshape(size)
+        params, opt, metrics = self.update(params, opt, data, update_key)
+        mixed = jnp.any(~record["learner_seats"], axis=2)  # games with an opponent that is not the learner
+        won = jnp.sum(record["rewards"] * record["learner_seats"] * mixed[..., None])
+        games = jnp.sum(record["game_end"] & mixed)
+        metrics |= {"learner_steps": jnp.sum(record["learner"]), "games": jnp.sum(record["game_end"]),
+                    "rollout/reward_vs_opponents": won / jnp.maximum(games, 1)}
+        return params, opt, batch, metrics
