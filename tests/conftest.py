@@ -12,7 +12,7 @@ from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
 
 # The batched core's tests check results, not speed: XLA compiles without its backend optimisations,
-# several times faster (set before any test module starts JAX; tests/batched/jax_setup.py).
+# several times faster (set before any test module starts JAX; tests/jax_setup.py).
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 #: Every core preset with every player count it allows (docs/rules.md §4, K1).

@@ -1,4 +1,5 @@
-"""Setup of the batched core's tests, a plugin of their modules (``pytest_plugins``).
+"""Setup of the tests that run JAX (the batched core, the JAX trainer): a plugin of their modules
+(``pytest_plugins``).
 
 JAX's persistent compilation cache lives in pytest's cache folder, so that a second run compiles
 nothing. (XLA compiles with its backend optimisations off in the tests — they check results, not

@@ -1,0 +1,172 @@
+"""The JAX backend end to end on a tiny budget: config -> checkpoints -> resume -> evaluation ->
+exported policy (which ``ppo:`` plays with numpy); the per-seat advantages against a plain reference;
+the seats' controllers; bad input is one line before anything is written."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax", reason="JAX is not installed (pip install 'allfours[jax]')")
+pytest_plugins = ["jax_setup"]
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from agents import policy_file  # noqa: E402
+from evaluate.__main__ import main as evaluate_main  # noqa: E402
+from train import load  # noqa: E402
+from train.__main__ import main  # noqa: E402
+
+TINY = ["total_timesteps=160", "jax.num_envs=8", "jax.rollout_steps=8", "jax.minibatches=2", "ppo.n_epochs=1",
+        "ppo.net_arch=[16]", "eval.every=80", "eval.games=2", "eval.final_games=2", "eval.workers=1",
+        "opponents.snapshot_every=1"]
+
+
+@pytest.fixture(scope="module")
+def jax_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("jax") / "run"
+    assert main(["--backend", "jax", "--set", *TINY, "--out", str(out), "--no-progress"]) == 0
+    return out
+
+
+def checkpoints(out: Path) -> list[Path]:
+    return sorted((out / "checkpoints").glob("step_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+
+
+def test_tiny_jax_run_writes_checkpoints_resumes_and_evaluates(jax_run, tmp_path, capsys):
+    out = jax_run
+    for name in ("config.json", "model.npz", "model.json", "eval.csv", "final_eval/table.md"):
+        assert (out / name).is_file(), name
+    saved = checkpoints(out)
+    assert len(saved) == 2
+    arrays, meta = policy_file.read(saved[0])
+    assert meta["training"] == {"backend": "jax", "snapshots": meta["training"]["snapshots"]}
+    assert meta["training"]["snapshots"] >= 1 and meta["timesteps"] >= 80 and meta["eval"]
+    assert "value_net.weight" in arrays and "optimizer.mu.action_net.weight" in arrays
+    assert any(name.startswith("pool.0.") for name in arrays)
+    model = json.loads((out / "model.json").read_text())
+    assert model["backend"] == "jax" and model["timesteps"] >= 160 and model["learner_steps_per_s"] > 0
+    assert model["network"] == {"inputs": 1027, "hidden": [16], "activation": "relu", "actions": 117}
+
+    # resuming restores the learner and Adam state exactly: branch a run from the first checkpoint
+    from train.jax.network import from_arrays, to_arrays
+
+    params, opt = from_arrays(arrays, [16], saved[0])
+    again = to_arrays(params, opt)
+    assert all(np.array_equal(again[name], arrays[name]) for name in again)
+    resumed = tmp_path / "resumed"
+    assert main(["--backend", "jax", "--set", "total_timesteps=240", "--out", str(resumed), "--no-progress",
+                 "--resume", str(saved[0])]) == 0
+    assert json.loads((resumed / "model.json").read_text())["timesteps"] >= 240
+    assert all(int(p.stem.split("_")[1]) > meta["timesteps"] for p in checkpoints(resumed))
+    capsys.readouterr()
+
+    # the policy file is an agent like any other: evaluate plays it with numpy
+    assert evaluate_main([f"ppo:{resumed / 'model.npz'}", "random", "--games", "10", "--no-save", "--quiet",
+                          "--workers", "1"]) == 0
+    assert f"ppo:{resumed / 'model.npz'}" in capsys.readouterr().out
+
+
+def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
+    code = main(["--resume", str(checkpoints(jax_run)[-1]), "--timesteps", "400", "--no-progress",
+                 "--out", str(tmp_path / "sb3")])
+    assert code == 2
+    assert "--backend jax" in capsys.readouterr().err
+    assert not (tmp_path / "sb3").exists()
+
+
+@pytest.mark.parametrize(("setting", "named"), [
+    ("opponents.mix={heuristic=1}", "opponents.mix"),
+    ("ppo.privileged_critic=true", "ppo.privileged_critic"),
+    ('imitation.teacher="heuristic"', "imitation.teacher"),
+    ("opponents.partner=random", "opponents.partner"),
+    ("jax.minibatches=3", "jax.minibatches"),
+    ("jax.num_envs=0", "jax.num_envs"),
+])
+def test_bad_config_is_one_line_before_anything_is_written(setting, named, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["--backend", "jax", "--set", *TINY, setting, "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and named in err
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- per-seat advantages
+
+T, GAMES, PLAYERS = 9, 2, 3
+GAMMA, LAMBDA = 0.9, 0.8
+
+
+def reference_advantages(seat, rewards, end, value, bootstrap):
+    """Per-seat GAE written the long way: each seat's decisions in order, the reward of a decision
+    summed from it to the seat's next decision or the episode's end."""
+    adv = np.zeros((T, GAMES))
+    for game in range(GAMES):
+        for s in range(PLAYERS):
+            times = [t for t in range(T) if seat[t, game] == s]
+            following_adv, following_value, going = 0.0, bootstrap[game, s], True
+            for i in reversed(range(len(times))):
+                t = times[i]
+                stop = times[i + 1] if i + 1 < len(times) else T
+                ends = [k for k in range(t, stop) if end[k, game]]
+                last = ends[0] + 1 if ends else stop
+                reward = rewards[t:last, game, s].sum()
+                going = not ends
+                if not going:
+                    following_adv, following_value = 0.0, 0.0
+                delta = reward + GAMMA * following_value * going - value[t, game]
+                adv[t, game] = delta + GAMMA * LAMBDA * following_adv * going
+                following_adv, following_value = adv[t, game], value[t, game]
+    return adv
+
+
+@pytest.fixture(scope="module")
+def advantages():
+    import jax
+
+    from train.jax.ppo import Learner
+
+    learner = Learner(load("jax_quick", [f"num_players={PLAYERS}", f"ppo.gamma={GAMMA}",
+                                         f"ppo.gae_lambda={LAMBDA}"]))
+    return jax.jit(learner.advantages)
+
+
+small = st.floats(-2, 2, allow_nan=False, width=32)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seat=st.lists(st.integers(0, PLAYERS - 1), min_size=T * GAMES, max_size=T * GAMES),
+       rewards=st.lists(st.sampled_from([0.0, 0.0, 1.0, -1.0, 2.0]), min_size=T * GAMES * PLAYERS,
+                        max_size=T * GAMES * PLAYERS),
+       end=st.lists(st.booleans(), min_size=T * GAMES, max_size=T * GAMES),
+       value=st.lists(small, min_size=T * GAMES, max_size=T * GAMES),
+       bootstrap=st.lists(small, min_size=GAMES * PLAYERS, max_size=GAMES * PLAYERS))
+def test_each_seat_gets_the_rewards_up_to_its_next_decision(advantages, seat, rewards, end, value, bootstrap):
+    seat = np.array(seat, np.int32).reshape(T, GAMES)
+    rewards = np.array(rewards, np.float32).reshape(T, GAMES, PLAYERS)
+    end = np.array(end).reshape(T, GAMES)
+    value = np.array(value, np.float32).reshape(T, GAMES)
+    bootstrap = np.array(bootstrap, np.float32).reshape(GAMES, PLAYERS)
+    record = {"seat": seat, "rewards": rewards, "end": end, "value": value}
+    got = np.asarray(advantages(record, bootstrap))
+    np.testing.assert_allclose(got, reference_advantages(seat, rewards, end, value, bootstrap), atol=1e-4)
+
+
+def test_the_learner_holds_its_whole_side_and_the_mix_fills_the_rest():
+    import jax
+    import jax.numpy as jnp
+
+    from train.jax.ppo import LEARNER, RANDOM, SNAPSHOT, Learner
+
+    config = load("jax_quick", ["preset=trinidad", "num_players=4", "jax.num_envs=64"])
+    learner = Learner(config)
+    for probs, other in (([0.0, 1.0, 0.0], RANDOM), ([0.0, 0.0, 1.0], SNAPSHOT), ([1.0, 0.0, 0.0], LEARNER)):
+        controllers = np.asarray(learner.draw(jax.random.PRNGKey(3), jnp.asarray(probs)))
+        learning = controllers == LEARNER
+        assert (learning[:, 0] == learning[:, 2]).all() and (learning[:, 1] == learning[:, 3]).all()
+        assert learning[:, :2].any(axis=1).all()
+        assert (controllers[~learning] == other).all()
+        if other != LEARNER:
+            assert learning[:, 0].any() and learning[:, 1].any() and not learning.all(axis=1).any()
