@@ -111,9 +111,10 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
                           f"training iteration per learner, ppo.n_steps x n_envs / rllib.num_learners "
                           f"({per_learner})")
     if checkpoint is not None:
-        if checkpoint.meta["training"].get("backend") != "rllib":
-            raise ConfigError(f"{checkpoint.path} was written by the Stable-Baselines3 backend: resume it "
-                              "without --backend rllib")
+        backend = checkpoint.meta["training"].get("backend", "sb3")
+        if backend != "rllib":
+            raise ConfigError(f"{checkpoint.path} was written by --backend {backend}: resume it with that "
+                              "backend")
         iteration = checkpoint.meta.get("iteration", 0)
         if not (isinstance(iteration, int) and not isinstance(iteration, bool) and iteration >= 0):
             raise ConfigError(f"{checkpoint.path}: iteration must be a whole number >= 0, got {iteration!r}")

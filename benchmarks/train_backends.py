@@ -1,0 +1,133 @@
+"""Learner steps/s of the JAX backend beside Stable-Baselines3's (and RLlib's), in one run.
+
+    python benchmarks/train_backends.py                          # JAX and SB3
+    python benchmarks/train_backends.py --rllib --iterations 5 --repeats 3
+
+Every backend trains the same PPO from scratch: the quick default's (``train/configs/quick.toml``:
+a 256x256 network, 4,096 decisions per update, minibatches of 512, 4 epochs, Adam), against
+uniformly random opponents (the one opponent every backend plays alike), no evaluation, no warm
+start. SB3: ``n_steps`` 2,048 x 2 env processes; JAX: ``jax.num_envs`` games x
+``jax.rollout_steps`` decisions = 4,096, ``jax.minibatches`` 8 — the same arithmetic per update.
+A learner step is one decision of the trained policy; steps/s is sampling and learning together,
+after one warm-up update (and, for JAX, after compiling, which is reported apart). Two JAX rows:
+the learner in one seat against random play (as SB3), and the learner in every seat (self-play,
+``jax.self_play = 1`` and an empty snapshot pool: every decision of the batch is a learner step).
+The configurations run in turn, ``--repeats`` times, and the medians are printed, so that load on a
+shared machine hits them alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rllib_throughput import rllib_rate, sb3_rate  # noqa: E402  (this folder)
+
+from train.config import load  # noqa: E402
+
+#: The quick default's PPO against random opponents, for every backend.
+COMMON = ["opponents.mix={random=1}", 'imitation.teacher=""', "n_envs=2", "ppo.n_steps=2048",
+          "ppo.batch_size=512", "ppo.n_epochs=4", "ppo.net_arch=[256,256]"]
+
+
+class JaxRun:
+    """A JAX learner of ``config``, compiled once (the seconds it took kept), timed by :meth:`rate`."""
+
+    def __init__(self, config) -> None:
+        import jax
+
+        from train.jax import network
+        from train.jax.ppo import Learner
+        from train.jax.trainer import opponent_probs
+
+        learner = Learner(config)
+        self.params = network.init_params(jax.random.PRNGKey(config.seed), list(config.ppo.net_arch))
+        self.opt = network.adam_init(self.params)
+        self.probs = opponent_probs(config, config.opponents.mix, 0)
+        self.batch = learner.start(jax.random.PRNGKey(1), self.probs)
+        began = time.perf_counter()
+        self.iterate = learner.iterate.lower(self.params, self.opt, self.params["actor"], self.probs,
+                                             self.batch, jax.random.PRNGKey(2)).compile()
+        self.compile_seconds = time.perf_counter() - began
+        self.calls = 0
+        self.step()  # warm-up
+
+    def step(self) -> int:
+        """One rollout and update; returns the learner steps it made."""
+        import jax
+        import numpy as np
+
+        self.calls += 1
+        key = jax.random.PRNGKey(self.calls)
+        self.params, self.opt, self.batch, metrics = self.iterate(
+            self.params, self.opt, self.params["actor"], self.probs, self.batch, key)
+        return int(np.asarray(metrics["learner_steps"]))
+
+    def rate(self, iterations: int) -> float:
+        """Learner steps/s of ``iterations`` rollouts and updates."""
+        began = time.perf_counter()
+        steps = sum(self.step() for _ in range(iterations))
+        return steps / (time.perf_counter() - began)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iterations", type=int, default=4, help="timed updates per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="repetitions; medians are reported")
+    parser.add_argument("--num-envs", type=int, default=128, help="jax.num_envs (x rollout steps = 4,096)")
+    parser.add_argument("--rllib", action="store_true", help="also RLlib with one env runner")
+    args = parser.parse_args(argv)
+    steps = 4096 // args.num_envs
+    jax_common = [*COMMON, f"jax.num_envs={args.num_envs}", f"jax.rollout_steps={steps}", "jax.minibatches=8"]
+    setups = {
+        "JAX, learner vs random": ("jax", jax_common + ["jax.self_play=0"]),
+        "JAX, learner in every seat": ("jax", jax_common + ["jax.self_play=1", "opponents.mix={snapshot=1}"]),
+        "Stable-Baselines3, 2 env processes": ("sb3", COMMON),
+    }
+    if args.rllib:
+        from evaluate.ray_backend import init_ray
+
+        init_ray("")
+        setups["RLlib, 1 env runner"] = ("rllib", [*COMMON, "rllib.num_env_runners=1",
+                                                    "rllib.num_envs_per_env_runner=8"])
+    import torch
+
+    torch.set_num_threads(1)  # the quick default's torch_threads
+    runs: dict[str, list[float]] = {}
+    compiled = {label: JaxRun(load("quick", overrides)) for label, (backend, overrides) in setups.items()
+                if backend == "jax"}
+    compile_seconds = [run.compile_seconds for run in compiled.values()]
+    for _ in range(args.repeats):
+        for label, (backend, overrides) in setups.items():
+            config = load("quick", overrides)
+            if backend == "jax":
+                rate = compiled[label].rate(args.iterations)
+            elif backend == "sb3":
+                rate = sb3_rate(config, args.iterations)
+            else:
+                rate = rllib_rate(config, args.iterations)
+            runs.setdefault(label, []).append(rate)
+            print(f"{label}: {rate:,.0f} steps/s", file=sys.stderr)
+
+    reference = statistics.median(runs["Stable-Baselines3, 2 env processes"])
+    import jax
+
+    print(f"learner steps/s, the quick default's PPO against random, {args.iterations} updates x "
+          f"{args.repeats} repeats (medians); JAX on {jax.devices()[0].platform}, compile "
+          f"{min(compile_seconds):,.0f}-{max(compile_seconds):,.0f} s")
+    print("| backend | learner steps/s | x SB3 | runs |")
+    print("| --- | ---: | ---: | --- |")
+    for label, rates in runs.items():
+        median = statistics.median(rates)
+        print(f"| {label} | {median:,.0f} | {median / reference:.2f} | "
+              f"{', '.join(f'{r:,.0f}' for r in rates)} |")
+
+
+if __name__ == "__main__":
+    main()
