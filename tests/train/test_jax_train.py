@@ -80,7 +80,6 @@ def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
 @pytest.mark.parametrize(("setting", "named"), [
     ("opponents.mix={heuristic=1}", "opponents.mix"),
     ("ppo.privileged_critic=true", "ppo.privileged_critic"),
-    ('imitation.teacher="heuristic"', "imitation.teacher"),
     ("opponents.partner=random", "opponents.partner"),
     ("jax.minibatches=3", "jax.minibatches"),
     ("jax.num_envs=0", "jax.num_envs"),

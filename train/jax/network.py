@@ -125,35 +125,38 @@ def to_arrays(params: Params, opt: dict[str, Any]) -> dict[str, np.ndarray]:
     return arrays
 
 
+def params_from(arrays: dict[str, np.ndarray], hidden: list[int], where: Any, prefix: str = "") -> Params:
+    """The actor and critic of ``hidden`` layers stored under ``prefix`` + their array names
+    (:func:`named`: SB3's names, so an SB3 policy's state dict reads too); raises
+    ``KeyError``/``ValueError`` naming the array that is missing or of the wrong shape."""
+    template = init_params(jax.random.PRNGKey(0), hidden)
+    out = {}
+    for part, layers in template.items():
+        rebuilt = []
+        for (weight_name, bias_name), (weight, bias) in zip(layer_names(part, len(layers)), layers):
+            pair = []
+            for name, like, flip in ((weight_name, weight, True), (bias_name, bias, False)):
+                array = arrays.get(prefix + name)
+                wanted = like.T.shape if flip else like.shape
+                if array is None:
+                    raise KeyError(f"{where} has no array {prefix + name}")
+                if array.shape != wanted:
+                    raise ValueError(f"{where}: array {prefix + name} is {array.shape}, the network of "
+                                     f"this config needs {wanted}")
+                pair.append(jnp.asarray(array.T if flip else array, jnp.float32))
+            rebuilt.append(tuple(pair))
+        out[part] = rebuilt
+    return out
+
+
 def from_arrays(arrays: dict[str, np.ndarray], hidden: list[int], where: Any
                 ) -> tuple[Params, dict[str, Any]]:
-    """The learner and its Adam state stored by :func:`to_arrays`; raises ``KeyError``/``ValueError``
-    naming the array that is missing or of the wrong shape (the caller turns it into one line)."""
-    template = init_params(jax.random.PRNGKey(0), hidden)
-
-    def read(prefix: str) -> Params:
-        out = {}
-        for part, layers in template.items():
-            rebuilt = []
-            for (weight_name, bias_name), (weight, bias) in zip(layer_names(part, len(layers)), layers):
-                pair = []
-                for name, like, flip in ((weight_name, weight, True), (bias_name, bias, False)):
-                    array = arrays.get(prefix + name)
-                    wanted = like.T.shape if flip else like.shape
-                    if array is None:
-                        raise KeyError(f"{where} has no array {prefix + name}")
-                    if array.shape != wanted:
-                        raise ValueError(f"{where}: array {prefix + name} is {array.shape}, the network of "
-                                         f"this config needs {wanted}")
-                    pair.append(jnp.asarray(array.T if flip else array, jnp.float32))
-                rebuilt.append(tuple(pair))
-            out[part] = rebuilt
-        return out
-
-    params = read("")
+    """The learner and its Adam state stored by :func:`to_arrays` (errors as :func:`params_from`)."""
+    params = params_from(arrays, hidden, where)
     if COUNT not in arrays:
         raise KeyError(f"{where} has no array {COUNT}")
-    opt = {"mu": read(f"{OPTIMIZER_PREFIX}mu."), "nu": read(f"{OPTIMIZER_PREFIX}nu."),
+    opt = {"mu": params_from(arrays, hidden, where, f"{OPTIMIZER_PREFIX}mu."),
+           "nu": params_from(arrays, hidden, where, f"{OPTIMIZER_PREFIX}nu."),
            "count": jnp.asarray(arrays[COUNT], jnp.float32)}
     return params, opt
 

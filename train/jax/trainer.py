@@ -5,9 +5,11 @@ The same TOML config as the other backends, checked the same way (:mod:`train.co
 
 1. **Check** (one line, before anything is written): JAX installed; ``opponents.mix`` and its
    schedule name only opponents that play inside ``jit`` (``random``, ``snapshot``); the learner
-   plays its partner's seat; no privileged critic and no warm start (not built for this backend);
+   plays its partner's seat; no privileged critic (not built for this backend);
    a checkpoint to resume is this backend's, with this config's network.
-2. **Compile** :class:`train.jax.ppo.Learner`'s ``iterate`` once (ahead of time, timed apart).
+2. **Warm start** (optional, ``[imitation]``): the SB3 backend's imitation of a teacher bot, whose
+   fitted network becomes the learner (:mod:`train.jax.warm_start`). Then **compile**
+   :class:`train.jax.ppo.Learner`'s ``iterate`` once (ahead of time, timed apart).
 3. **Loop** in Python, one call per rollout (``jax.num_envs`` games × ``jax.rollout_steps``
    decisions, then ``ppo.n_epochs`` × ``jax.minibatches`` updates, all inside ``jit``). Every
    ``opponents.snapshot_every`` rollouts a frozen copy of the learner joins the pool (the newest
@@ -67,9 +69,6 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     if config.ppo.privileged_critic:
         raise ConfigError("ppo.privileged_critic = true is not available with --backend jax (the batched "
                           "core has no view of the hidden cards yet): set it to false")
-    if config.imitation.teacher:
-        raise ConfigError(f"imitation.teacher = {config.imitation.teacher!r}: --backend jax has no warm "
-                          f"start yet; set imitation.teacher = \"\"")
     if checkpoint is not None:
         backend = checkpoint.meta["training"].get("backend", "sb3")
         if backend != BACKEND:
@@ -134,6 +133,16 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     from train.trainer import finish
 
     checkpoint = start.checkpoint
+    runs.open_folder(start, config, log=log)
+    out = start.out
+    fitted = None
+    if checkpoint is not None:
+        log(f"resuming from {checkpoint.path} at {checkpoint.step:,} timesteps, up to "
+            f"{config.total_timesteps:,}" + ("" if start.continues else f", into {out}"))
+    elif config.imitation.teacher:  # before JAX computes anything: the teacher's games run in forks
+        from train.jax.warm_start import warm_start
+
+        fitted = warm_start(config, start.dataset, out, log=log, progress=progress)
     init_key, deal_key, run_key = jax.random.split(jax.random.PRNGKey(config.seed), 3)
     steps = iteration = 0
     pool: list[NumpyActor] = []
@@ -142,13 +151,9 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         steps, iteration = checkpoint.step, checkpoint.meta.get("iteration", 0)
         pool = snapshots_from(checkpoint)
     else:
-        params = network.init_params(init_key, list(config.ppo.net_arch))
+        params = (network.init_params(init_key, list(config.ppo.net_arch)) if fitted is None
+                  else network.params_from(fitted, list(config.ppo.net_arch), "the warm start"))
         opt = network.adam_init(params)
-    runs.open_folder(start, config, log=log)
-    out = start.out
-    if checkpoint is not None:
-        log(f"resuming from {checkpoint.path} at {steps:,} timesteps, up to {config.total_timesteps:,}"
-            + ("" if start.continues else f", into {out}"))
     learner = Learner(config)
     activation = config.ppo.activation
 
