@@ -21,7 +21,7 @@ from train.__main__ import main  # noqa: E402
 
 TINY = ["total_timesteps=160", "jax.num_envs=8", "jax.rollout_steps=8", "jax.minibatches=2", "ppo.n_epochs=1",
         "ppo.net_arch=[16]", "eval.every=80", "eval.games=2", "eval.final_games=2", "eval.workers=1",
-        "opponents.snapshot_every=1"]
+        "opponents.snapshot_every=1", 'imitation.teacher=""']
 
 
 @pytest.fixture(scope="module")
