@@ -196,3 +196,13 @@ def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path):
         values = model.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
     np.testing.assert_allclose(np.asarray(network.mlp(params["critic"], jnp.asarray(obs), "tanh"))[:, 0],
                                values, rtol=1e-4, atol=1e-5)
+
+
+def test_the_snapshot_weight_waits_for_the_first_snapshot():
+    from train.jax.trainer import opponent_probs
+
+    config = load("jax_quick", ["jax.self_play=2", "opponents.mix={random=1,snapshot=1}"])
+    np.testing.assert_allclose(opponent_probs(config, config.opponents.mix, 0), [2 / 3, 1 / 3, 0])
+    np.testing.assert_allclose(opponent_probs(config, config.opponents.mix, 1), [0.5, 0.25, 0.25])
+    alone = load("jax_quick", ["jax.self_play=0", "opponents.mix={snapshot=1}"])
+    np.testing.assert_allclose(opponent_probs(alone, alone.opponents.mix, 0), [0, 1, 0])
