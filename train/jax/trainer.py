@@ -50,11 +50,12 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     """What only the JAX backend needs (ConfigError, one line, before anything is written)."""
     try:
         import jax  # noqa: F401
+        import torch.utils.tensorboard  # noqa: F401  (the logs, and the warm start's fitting)
 
         from allfours_env import batched  # noqa: F401
     except ImportError:
-        raise ConfigError("--backend jax needs JAX: pip install 'allfours[jax]' (scripts/setup.sh "
-                          "installs it)") from None
+        raise ConfigError("--backend jax needs JAX and the training extra: pip install "
+                          "'allfours[train,jax]' (scripts/setup.sh installs both)") from None
     mixes = [("opponents.mix", config.opponents.mix)]
     mixes += [("opponents.schedule", stage["mix"]) for stage in config.opponents.schedule]
     for where, mix in mixes:
