@@ -35,7 +35,7 @@ def checkpoints(out: Path) -> list[Path]:
     return sorted((out / "checkpoints").glob("step_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
 
 
-def test_tiny_jax_run_writes_checkpoints_resumes_and_evaluates(jax_run, tmp_path, capsys):
+def test_tiny_jax_run_writes_checkpoints_resumes_and_evaluates(jax_run, tmp_path, capsys, monkeypatch):
     out = jax_run
     for name in ("config.json", "model.npz", "model.json", "eval.csv", "final_eval/table.md"):
         assert (out / name).is_file(), name
@@ -57,11 +57,14 @@ def test_tiny_jax_run_writes_checkpoints_resumes_and_evaluates(jax_run, tmp_path
     again = to_arrays(params, opt)
     assert all(np.array_equal(again[name], arrays[name]) for name in again)
     resumed = tmp_path / "resumed"
-    assert main(["--backend", "jax", "--set", "total_timesteps=240", "--out", str(resumed), "--no-progress",
+    capsys.readouterr()
+    monkeypatch.setenv("ALLFOURS_PROGRESS_SECONDS", "0.01")  # progress lines, as into a log
+    assert main(["--backend", "jax", "--set", "total_timesteps=240", "--out", str(resumed),
                  "--resume", str(saved[0])]) == 0
     assert json.loads((resumed / "model.json").read_text())["timesteps"] >= 240
     assert all(int(p.stem.split("_")[1]) > meta["timesteps"] for p in checkpoints(resumed))
-    capsys.readouterr()
+    logged = capsys.readouterr()
+    assert "training: " in logged.err + logged.out and "resuming from" in logged.out
 
     # the policy file is an agent like any other: evaluate plays it with numpy
     assert evaluate_main([f"ppo:{resumed / 'model.npz'}", "random", "--games", "10", "--no-save", "--quiet",
