@@ -111,6 +111,9 @@ RUN_AT_PIVOT = 0.2
 AFTER_BEG = 1.6
 BEG_EDGE = -0.6  # beg only when a run promises this much more than standing
 JACK_URGENT = 1.5  # the Jack's weight when a side is that close to the target
+VOID_BONUS = 1.0
+TRUMP_GAME = 0.0
+CLEAR = 0.0
 DISCARD_TRUMP = 30.0  # how much more a trump is worth keeping than a plain card (P5)
 # The auction: a pitcher makes ``amount`` points with the chance that a normal variable of deviation
 # MAKE_SD about its best suit's strength exceeds ``amount - MAKE_EDGE``, its mean MAKE_SHIFT higher
@@ -120,6 +123,9 @@ MAKE_SD = 0.8
 MAKE_EDGE = 0.3
 MAKE_SHIFT = 0.3
 MIN_MAKE = 0.5
+SAFE_MAKE = 0.5
+HOLD_MAKE = 0.5
+CONTRACT_WEIGHT = 0.0
 JOKER_POINT = 0.8  # chance the joker's holder brings the joker point home (only the ace beats it)
 NINE_HELD = 0.4  # don: chance the nine's holder brings the nine point home (RD28)
 DRAW_TRUMP = 6.0  # the stock: worth of drawing a trump, in card points, plus 0.5 a rank
@@ -294,13 +300,14 @@ class HeuristicAgent(Agent):
         """P8, RD16: lead from the suit that makes the best trump; the led card fixes it (the joker
         makes ``joker_lead_trump`` trump, RD23)."""
         best_card, best_value = cards[0], float("-inf")
+        strengths = [suit_strength(view, suit) for suit in range(4)]
         for suit in range(4):
             mine = [c for c in cards if lead_suit(c, -1, view.rules.joker_lead_trump) == suit]
-            if not mine:
-                continue
+            if not mine or (view.contract > 0 and strengths[suit] < max(strengths)):
+                continue  # RD18: a pitcher names the suit its contract was bid on
             table = _table(view, suit)
             weights = _weights(view, table)
-            strength = suit_strength(view, suit) * POINT
+            strength = strengths[suit] * POINT
             for card in mine:
                 value = strength + _card_value(table, weights, card)
                 if value > best_value:
@@ -326,7 +333,9 @@ def auction_bid(view: SeatView, legal: tuple[int, ...], high_bid: int) -> int:
         if action == PASS:
             continue
         amount = high_bid if action == HOLD else BID_AMOUNT[action]
-        if make_chance(view, strength, amount) >= MIN_MAKE:
+        chance = make_chance(view, strength, amount)
+        floor = HOLD_MAKE if action == HOLD else MIN_MAKE
+        if chance >= floor and (best == PASS or chance >= SAFE_MAKE):
             best = action
     return best
 
@@ -370,6 +379,7 @@ def suit_strength(view: SeatView, suit: int) -> float:
     elif not seen >> jack & 1:  # the jack may be out there to catch
         value += 0.08 * count * (1 if trumps & _above(jack) else 0.5)
     value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in cards_of(hand & ~trumps))
+    value += TRUMP_GAME * sum(CARD_GAME_POINTS[c] for c in cards_of(trumps))
     if trumps >> (suit * NUM_RANKS + TEN) & 1:
         value += 0.15
     if rules.plan.scores_nine and trumps >> make_card(NINE_RANK, suit) & 1:
@@ -467,7 +477,7 @@ def discard_keep(card: int, hand: int, trump: int) -> float:
         return value
     value = {TEN: 18.0, ACE: 14.0, KING: 8.0, QUEEN: 5.0, JACK_RANK: 3.0}.get(rank, rank * 0.2)
     if (hand & SUIT_MASKS[suit]).bit_count() == 1 and rank != TEN:
-        value -= 1.0  # discarding a singleton leaves a void
+        value -= VOID_BONUS  # discarding a singleton leaves a void
     return value
 
 
@@ -598,7 +608,33 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     needs = [rules.target_points - score for score in view.scores]
     if min(needs) <= hang:  # R10: the Jack is scored before Game, so it may end the game first
         unit *= JACK_URGENT
+    stake = _contract_stake(view, seat)
+    point *= stake
+    unit *= stake
     return _Weights(point, hang * unit, hang * unit, jack * unit, unit)
+
+
+def _contract_stake(view: SeatView, seat: _Seat) -> float:
+    """RD18: a pitcher short of its contract loses the contract and every point of the hand, so while
+    the points it is sure of (High and Low it holds for certain, the Jack it has taken) fall short,
+    each point it can still win is worth more to it: ``1 + CONTRACT_WEIGHT`` per point missing (at
+    most one)."""
+    if view.pitcher != view.seat or view.contract <= 0 or seat.trump < 0:
+        return 1.0
+    natural = SUIT_MASKS[seat.trump]  # High and Low are natural trumps (RD24)
+    played = view.played()
+    mine = (seat.hand | played[view.seat]) & natural  # the trumps we were dealt
+    others = (seat.unseen | sum(played) & ~played[view.seat]) & natural  # trumps others may hold
+    sure = 0
+    if mine and not others >> (mine.bit_length() - 1):
+        sure += 1  # High: nobody else may hold a higher trump
+    if mine and not others & ((mine & -mine) - 1):
+        sure += 1  # Low: nobody else may hold a lower one
+    jack = seat.trump * NUM_RANKS + JACK_RANK
+    if view.captured[seat.side] >> jack & 1:
+        sure += view.rules.jack_points
+    missing = view.contract - sure
+    return 1.0 + CONTRACT_WEIGHT * min(1.0, max(0.0, missing))
 
 
 def _race_weight(lead: int, table: _Trick, others: int, unseen: list[int]) -> float:
@@ -685,8 +721,29 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
         value += (2 * p - 1) * table.draw_gain
     value -= _keep_value(table, weights, card)
     if table.best < 0:
-        value += p * _lead_bonus(table, weights, card)
+        value += p * _lead_bonus(table, weights, card) + _clearing_bonus(table, weights, card)
     return value
+
+
+def _clearing_bonus(table: _Trick, weights: _Weights, card: int) -> float:
+    """A trump led, won or lost, takes a trump from each opponent who must follow (R3): the fewer
+    trumps they keep, the safer our plain winners' card points (R4) come home."""
+    seat = table.seat
+    if not CLEAR or card_suit(card, seat.trump) != seat.trump:
+        return 0.0
+    at_risk = 0
+    for mine in cards_of(seat.hand & ~seat.trumps):
+        if CARD_GAME_POINTS[mine] and not _above(mine) & seat.unseen:
+            at_risk += CARD_GAME_POINTS[mine]
+    if not at_risk:
+        return 0.0
+    out = seat.unseen & seat.trumps
+    bonus = 0.0
+    for q in seat.opponents():
+        theirs = seat.pool(q) & out
+        if theirs:
+            bonus += seat.p_holds(q, theirs)
+    return CLEAR * bonus * at_risk * weights.point
 
 
 def _jack_value(table: _Trick, weights: _Weights, card: int, p: float) -> float:
