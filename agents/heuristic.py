@@ -18,9 +18,12 @@ the counts of the others' cards), with no search:
   and the Jack / hang-jack points (R8) at stake, minus what the card is worth kept for later (a boss
   trump, a sure winner). So it wins cheaply or throws the lowest non-counting card, protects its tens,
   cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
-  winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king.
+  winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king;
+  and any trump led, won or lost, is worth more the more card points our plain winners hold while
+  an opponent may still trump them (:func:`_clearing_bonus`).
 * **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
-  suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23).
+  suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23); a pitcher with a
+  contract names the suit its bid was made on, the strongest, whatever card would win the first trick.
 * **The auction** (RD13–RD15): bid the highest amount the hand makes at least half the time as
   pitcher, as dealer hold the standing bid on the same terms (:func:`auction_bid`, :func:`make_chance`:
   the pitcher's points spread about its best suit's strength, less far above it the more hands
@@ -100,20 +103,21 @@ PLAIN_HOME = 0.4  # and for any other plain card
 HUNT = 1.0  # weight of the card points of the trumps a winning trump lead draws
 DRAW = 3.0  # worth of drawing one opponent trump with a winning trump lead
 JACK_HUNT = 2.0  # weight of the chance that a winning trump lead catches the jack
+CLEAR = 0.5  # weight of the card points of our plain winners that a trump lead makes safer
 # Stand, beg, gift or run (measured on heuristic self-play, seven_up 2p: the points a side scores in a
 # hand run about STRENGTH_BIAS below suit_strength; after a run, the net points of a seat grow by
 # RUN_SLOPE for each point of the mean strength of the other suits above RUN_PIVOT, where they are
 # RUN_AT_PIVOT; a dealer who is begged finds his side AFTER_BEG points better off than his strength says).
-STRENGTH_BIAS = 0.4
+# STRENGTH_BIAS and TRUMP_GAME (the share of Game each card point of the trump suit itself promises)
+# were then tuned on duplicate games against the previous heuristic (seven_up and don 2p).
+STRENGTH_BIAS = 0.2
+TRUMP_GAME = 0.08
 RUN_SLOPE = 0.6
 RUN_PIVOT = 1.75
 RUN_AT_PIVOT = 0.2
 AFTER_BEG = 1.6
 BEG_EDGE = -0.6  # beg only when a run promises this much more than standing
 JACK_URGENT = 1.5  # the Jack's weight when a side is that close to the target
-VOID_BONUS = 1.0
-TRUMP_GAME = 0.0
-CLEAR = 0.0
 DISCARD_TRUMP = 30.0  # how much more a trump is worth keeping than a plain card (P5)
 # The auction: a pitcher makes ``amount`` points with the chance that a normal variable of deviation
 # MAKE_SD about its best suit's strength exceeds ``amount - MAKE_EDGE``, its mean MAKE_SHIFT higher
@@ -123,9 +127,6 @@ MAKE_SD = 0.8
 MAKE_EDGE = 0.3
 MAKE_SHIFT = 0.3
 MIN_MAKE = 0.5
-SAFE_MAKE = 0.5
-HOLD_MAKE = 0.5
-CONTRACT_WEIGHT = 0.0
 JOKER_POINT = 0.8  # chance the joker's holder brings the joker point home (only the ace beats it)
 NINE_HELD = 0.4  # don: chance the nine's holder brings the nine point home (RD28)
 DRAW_TRUMP = 6.0  # the stock: worth of drawing a trump, in card points, plus 0.5 a rank
@@ -333,9 +334,7 @@ def auction_bid(view: SeatView, legal: tuple[int, ...], high_bid: int) -> int:
         if action == PASS:
             continue
         amount = high_bid if action == HOLD else BID_AMOUNT[action]
-        chance = make_chance(view, strength, amount)
-        floor = HOLD_MAKE if action == HOLD else MIN_MAKE
-        if chance >= floor and (best == PASS or chance >= SAFE_MAKE):
+        if make_chance(view, strength, amount) >= MIN_MAKE:
             best = action
     return best
 
@@ -352,9 +351,12 @@ def make_chance(view: SeatView, strength: float, amount: int) -> float:
 # ---------------------------------------------------------------------- hand strength (P2, P3, P8)
 
 
-def suit_strength(view: SeatView, suit: int) -> float:
+def suit_strength(view: SeatView, suit: int, trump_game: float = 0.0) -> float:
     """Points (High, Low, Jack, a share of Game; the nine and the joker where they score) that ``suit``
-    as trump promises this seat's side, judged from its own hand and the turn-ups (R7–R9, RD24–RD28)."""
+    as trump promises this seat's side, judged from its own hand and the turn-ups (R7–R9, RD24–RD28).
+    ``trump_game``: the share of Game each card point (R4) of the trump suit itself adds — the stand/beg
+    and gift/run decisions count it (``TRUMP_GAME``); the bids, whose chance of making a contract is
+    measured on the strength without it (:func:`make_chance`), do not."""
     rules = view.rules
     hand = view.hand
     trumps = hand & SUIT_MASKS[suit]
@@ -379,7 +381,7 @@ def suit_strength(view: SeatView, suit: int) -> float:
     elif not seen >> jack & 1:  # the jack may be out there to catch
         value += 0.08 * count * (1 if trumps & _above(jack) else 0.5)
     value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in cards_of(hand & ~trumps))
-    value += TRUMP_GAME * sum(CARD_GAME_POINTS[c] for c in cards_of(trumps))
+    value += trump_game * sum(CARD_GAME_POINTS[c] for c in cards_of(trumps))
     if trumps >> (suit * NUM_RANKS + TEN) & 1:
         value += 0.15
     if rules.plan.scores_nine and trumps >> make_card(NINE_RANK, suit) & 1:
@@ -426,13 +428,13 @@ def points_out(view: SeatView, suit: int) -> float:
 
 def stand_net(view: SeatView, suit: int) -> float:
     """The points this seat's side is expected to score with ``suit`` as trump, less the others'."""
-    return 2 * (suit_strength(view, suit) - STRENGTH_BIAS) - points_out(view, suit)
+    return 2 * (suit_strength(view, suit, TRUMP_GAME) - STRENGTH_BIAS) - points_out(view, suit)
 
 
 def run_net(view: SeatView, dealer: bool) -> float:
     """The points this seat's side is expected to score after a run, less the others': better the
     stronger its hand is in the other suits, and the turn-ups' points go to the dealer (K5, K6)."""
-    others = [suit_strength(view, s) for s in range(4) if s != view.proposed]
+    others = [suit_strength(view, s, TRUMP_GAME) for s in range(4) if s != view.proposed]
     net = RUN_AT_PIVOT + RUN_SLOPE * (sum(others) / len(others) - RUN_PIVOT)
     turnup = _run_turnup_value(view)
     return net + turnup if dealer else net - turnup
@@ -477,7 +479,7 @@ def discard_keep(card: int, hand: int, trump: int) -> float:
         return value
     value = {TEN: 18.0, ACE: 14.0, KING: 8.0, QUEEN: 5.0, JACK_RANK: 3.0}.get(rank, rank * 0.2)
     if (hand & SUIT_MASKS[suit]).bit_count() == 1 and rank != TEN:
-        value -= VOID_BONUS  # discarding a singleton leaves a void
+        value -= 1.0  # discarding a singleton leaves a void
     return value
 
 
@@ -608,33 +610,7 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     needs = [rules.target_points - score for score in view.scores]
     if min(needs) <= hang:  # R10: the Jack is scored before Game, so it may end the game first
         unit *= JACK_URGENT
-    stake = _contract_stake(view, seat)
-    point *= stake
-    unit *= stake
     return _Weights(point, hang * unit, hang * unit, jack * unit, unit)
-
-
-def _contract_stake(view: SeatView, seat: _Seat) -> float:
-    """RD18: a pitcher short of its contract loses the contract and every point of the hand, so while
-    the points it is sure of (High and Low it holds for certain, the Jack it has taken) fall short,
-    each point it can still win is worth more to it: ``1 + CONTRACT_WEIGHT`` per point missing (at
-    most one)."""
-    if view.pitcher != view.seat or view.contract <= 0 or seat.trump < 0:
-        return 1.0
-    natural = SUIT_MASKS[seat.trump]  # High and Low are natural trumps (RD24)
-    played = view.played()
-    mine = (seat.hand | played[view.seat]) & natural  # the trumps we were dealt
-    others = (seat.unseen | sum(played) & ~played[view.seat]) & natural  # trumps others may hold
-    sure = 0
-    if mine and not others >> (mine.bit_length() - 1):
-        sure += 1  # High: nobody else may hold a higher trump
-    if mine and not others & ((mine & -mine) - 1):
-        sure += 1  # Low: nobody else may hold a lower one
-    jack = seat.trump * NUM_RANKS + JACK_RANK
-    if view.captured[seat.side] >> jack & 1:
-        sure += view.rules.jack_points
-    missing = view.contract - sure
-    return 1.0 + CONTRACT_WEIGHT * min(1.0, max(0.0, missing))
 
 
 def _race_weight(lead: int, table: _Trick, others: int, unseen: list[int]) -> float:

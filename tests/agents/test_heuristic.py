@@ -289,6 +289,14 @@ def test_the_dealer_holds_a_bid_its_hand_can_make_and_passes_one_it_cannot():
         assert decide(game, 3) == expected, standing
 
 
+def test_the_pitcher_names_the_suit_its_contract_was_bid_on():
+    """RD16, RD18: the three low clubs are Low and the hand's strongest trump; the lone ace of hearts
+    would win the first trick but makes a trump suit that cannot make 2."""
+    game = stacked_game("auction_pitch", 4, dealer=3, hands=("AS AH JD 4C 3C 2C", *AUCTION_OTHERS))
+    play(game, "0:bid 2", "1:pass", "2:pass", "3:pass")
+    assert decide(game, 0).endswith("C")
+
+
 def test_discards_keep_high_trumps_the_jack_tens_and_aces():
     """After a run to spades the dealer holds 9 cards and discards the three worth least (P5)."""
     game = stacked_game(hands=("AS 4H 5H TD 2C 3C", "KD 5D 3D 9D 4C 6C"), turnup="8H",
