@@ -108,9 +108,10 @@ CLEAR = 0.5  # weight of the card points of our plain winners that a trump lead 
 # hand run about STRENGTH_BIAS below suit_strength; after a run, the net points of a seat grow by
 # RUN_SLOPE for each point of the mean strength of the other suits above RUN_PIVOT, where they are
 # RUN_AT_PIVOT; a dealer who is begged finds his side AFTER_BEG points better off than his strength says).
-# STRENGTH_BIAS and TRUMP_GAME (the share of Game each card point of the trump suit itself promises)
-# were then tuned on duplicate games against the previous heuristic (seven_up and don 2p).
-STRENGTH_BIAS = 0.2
+# TRUMP_GAME (the share of Game each card point of the trump suit itself promises) was then tuned on
+# duplicate games against the previous heuristic (seven_up and don 2p), GIFT_BIAS against `random` too.
+STRENGTH_BIAS = 0.4
+GIFT_BIAS = 0.6  # the dealer's side, judging a gift (a beg need not mean a weak beggar)
 TRUMP_GAME = 0.08
 RUN_SLOPE = 0.6
 RUN_PIVOT = 1.75
@@ -254,7 +255,7 @@ class HeuristicAgent(Agent):
         ace, jack = suit * NUM_RANKS + ACE, suit * NUM_RANKS + JACK_RANK
         if trumps >> ace & 1 or (trumps >> jack & 1 and trumps & _above(jack)):
             return STAND  # High, or a guarded jack: keep this trump
-        edge = stand_net(view, suit) - run_net(view, dealer=False)
+        edge = stand_net(view, suit, STRENGTH_BIAS) - run_net(view, dealer=False)
         return BEG if edge < BEG_EDGE else STAND
 
     def _gift_or_run(self, view: SeatView) -> int:
@@ -268,7 +269,7 @@ class HeuristicAgent(Agent):
         if _sure_points(view, view.proposed) >= rules.target_points - view.scores[dealer_side]:
             return GIFT  # keep the trump whose High / Low win the game for us (R10)
         cost = rules.gift_points * len(recipients)
-        gift = stand_net(view, view.proposed) + AFTER_BEG - cost
+        gift = stand_net(view, view.proposed, GIFT_BIAS) + AFTER_BEG - cost
         return GIFT if gift > run_net(view, dealer=True) else RUN
 
     # ------------------------------------------------------------------ the auction (RD13–RD15)
@@ -426,9 +427,10 @@ def points_out(view: SeatView, suit: int) -> float:
     return total
 
 
-def stand_net(view: SeatView, suit: int) -> float:
-    """The points this seat's side is expected to score with ``suit`` as trump, less the others'."""
-    return 2 * (suit_strength(view, suit, TRUMP_GAME) - STRENGTH_BIAS) - points_out(view, suit)
+def stand_net(view: SeatView, suit: int, bias: float) -> float:
+    """The points this seat's side is expected to score with ``suit`` as trump, less the others' (its
+    side scoring ``bias`` points less than the suit's strength)."""
+    return 2 * (suit_strength(view, suit, TRUMP_GAME) - bias) - points_out(view, suit)
 
 
 def run_net(view: SeatView, dealer: bool) -> float:
@@ -500,6 +502,7 @@ class _Trick:
     points_in: int = 0  # other point cards in the trick (the nine, the joker, High/Low to capture)
     point_cards: int = 0  # the point cards other than the jack that go to their captor
     draw_gain: float = 0.0  # the stock: what winning this trick's draw is worth over losing it
+    stock_left: bool = False  # cards are still to be drawn (RD6)
 
 
 def _table(view: SeatView, trump: int) -> _Trick:
@@ -517,9 +520,10 @@ def _table(view: SeatView, trump: int) -> _Trick:
     later = tuple((view.seat + i) % n for i in range(1, n - len(trick)))
     jack = trump * NUM_RANKS + JACK_RANK
     point_cards = _point_cards(view, trump)
-    draw_gain = _draw_gain(view, seat) if stock and view.stock_size() else 0.0
+    stock_left = bool(stock and view.stock_size())
+    draw_gain = _draw_gain(view, seat) if stock_left else 0.0
     if not trick:
-        return _Trick(seat, -1, -1, -1, 0, later, -1, 0, point_cards, draw_gain)
+        return _Trick(seat, -1, -1, -1, 0, later, -1, 0, point_cards, draw_gain, stock_left)
     led = lead_suit(trick[0], trump, rules.joker_lead_trump)
     first = trick_winner(trick, trump, rules.joker_rank)
     best, winner = trick[first], (leader + first) % n
@@ -703,9 +707,10 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
 
 def _clearing_bonus(table: _Trick, weights: _Weights, card: int) -> float:
     """A trump led, won or lost, takes a trump from each opponent who must follow (R3): the fewer
-    trumps they keep, the safer our plain winners' card points (R4) come home."""
+    trumps they keep, the safer our plain winners' card points (R4) come home (not while a stock is
+    left: the others draw new trumps, RD6)."""
     seat = table.seat
-    if not CLEAR or card_suit(card, seat.trump) != seat.trump:
+    if table.stock_left or card_suit(card, seat.trump) != seat.trump:
         return 0.0
     at_risk = 0
     for mine in cards_of(seat.hand & ~seat.trumps):
