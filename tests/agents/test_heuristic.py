@@ -214,6 +214,14 @@ def test_leads_a_high_trump_to_catch_the_jack(hand):
     assert played in ("play AC", "play KC")
 
 
+def test_leads_a_trump_before_cashing_plain_winners_that_could_be_trumped():
+    """R3: the ace and king of hearts (7 card points) are safe only once the opponent has no trump to
+    ruff them with; a low trump led takes one of its trumps first."""
+    game = stacked_game(hands=("QS 3H 4D 9C 8C 2C", "AH KH 4S 5D 6D 7C"), turnup="2S")
+    play(game, "1:stand")
+    assert decide(game, 1) == "play 4S"
+
+
 def test_begs_with_a_hand_without_trumps():
     game = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "KD 5D 3D 9D 4S 6S"), turnup="8C")
     assert decide(game, 1) == "beg"
