@@ -18,9 +18,12 @@ the counts of the others' cards), with no search:
   and the Jack / hang-jack points (R8) at stake, minus what the card is worth kept for later (a boss
   trump, a sure winner). So it wins cheaply or throws the lowest non-counting card, protects its tens,
   cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
-  winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king.
+  winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king;
+  and any trump led, won or lost, is worth more the more card points our plain winners hold while
+  an opponent may still trump them (:func:`_clearing_bonus`).
 * **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
-  suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23).
+  suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23); a pitcher with a
+  contract names the suit its bid was made on, the strongest, whatever card would win the first trick.
 * **The auction** (RD13–RD15): bid the highest amount the hand makes at least half the time as
   pitcher, as dealer hold the standing bid on the same terms (:func:`auction_bid`, :func:`make_chance`:
   the pitcher's points spread about its best suit's strength, less far above it the more hands
@@ -100,11 +103,16 @@ PLAIN_HOME = 0.4  # and for any other plain card
 HUNT = 1.0  # weight of the card points of the trumps a winning trump lead draws
 DRAW = 3.0  # worth of drawing one opponent trump with a winning trump lead
 JACK_HUNT = 2.0  # weight of the chance that a winning trump lead catches the jack
+CLEAR = 0.5  # weight of the card points of our plain winners that a trump lead makes safer
 # Stand, beg, gift or run (measured on heuristic self-play, seven_up 2p: the points a side scores in a
 # hand run about STRENGTH_BIAS below suit_strength; after a run, the net points of a seat grow by
 # RUN_SLOPE for each point of the mean strength of the other suits above RUN_PIVOT, where they are
 # RUN_AT_PIVOT; a dealer who is begged finds his side AFTER_BEG points better off than his strength says).
+# TRUMP_GAME (the share of Game each card point of the trump suit itself promises) was then tuned on
+# duplicate games against the previous heuristic (seven_up and don 2p), GIFT_BIAS against `random` too.
 STRENGTH_BIAS = 0.4
+GIFT_BIAS = 0.6  # the dealer's side, judging a gift (a beg need not mean a weak beggar)
+TRUMP_GAME = 0.08
 RUN_SLOPE = 0.6
 RUN_PIVOT = 1.75
 RUN_AT_PIVOT = 0.2
@@ -247,7 +255,7 @@ class HeuristicAgent(Agent):
         ace, jack = suit * NUM_RANKS + ACE, suit * NUM_RANKS + JACK_RANK
         if trumps >> ace & 1 or (trumps >> jack & 1 and trumps & _above(jack)):
             return STAND  # High, or a guarded jack: keep this trump
-        edge = stand_net(view, suit) - run_net(view, dealer=False)
+        edge = stand_net(view, suit, STRENGTH_BIAS) - run_net(view, dealer=False)
         return BEG if edge < BEG_EDGE else STAND
 
     def _gift_or_run(self, view: SeatView) -> int:
@@ -261,7 +269,7 @@ class HeuristicAgent(Agent):
         if _sure_points(view, view.proposed) >= rules.target_points - view.scores[dealer_side]:
             return GIFT  # keep the trump whose High / Low win the game for us (R10)
         cost = rules.gift_points * len(recipients)
-        gift = stand_net(view, view.proposed) + AFTER_BEG - cost
+        gift = stand_net(view, view.proposed, GIFT_BIAS) + AFTER_BEG - cost
         return GIFT if gift > run_net(view, dealer=True) else RUN
 
     # ------------------------------------------------------------------ the auction (RD13–RD15)
@@ -294,13 +302,14 @@ class HeuristicAgent(Agent):
         """P8, RD16: lead from the suit that makes the best trump; the led card fixes it (the joker
         makes ``joker_lead_trump`` trump, RD23)."""
         best_card, best_value = cards[0], float("-inf")
+        strengths = [suit_strength(view, suit) for suit in range(4)]
         for suit in range(4):
             mine = [c for c in cards if lead_suit(c, -1, view.rules.joker_lead_trump) == suit]
-            if not mine:
-                continue
+            if not mine or (view.contract > 0 and strengths[suit] < max(strengths)):
+                continue  # RD18: a pitcher names the suit its contract was bid on
             table = _table(view, suit)
             weights = _weights(view, table)
-            strength = suit_strength(view, suit) * POINT
+            strength = strengths[suit] * POINT
             for card in mine:
                 value = strength + _card_value(table, weights, card)
                 if value > best_value:
@@ -343,9 +352,12 @@ def make_chance(view: SeatView, strength: float, amount: int) -> float:
 # ---------------------------------------------------------------------- hand strength (P2, P3, P8)
 
 
-def suit_strength(view: SeatView, suit: int) -> float:
+def suit_strength(view: SeatView, suit: int, trump_game: float = 0.0) -> float:
     """Points (High, Low, Jack, a share of Game; the nine and the joker where they score) that ``suit``
-    as trump promises this seat's side, judged from its own hand and the turn-ups (R7–R9, RD24–RD28)."""
+    as trump promises this seat's side, judged from its own hand and the turn-ups (R7–R9, RD24–RD28).
+    ``trump_game``: the share of Game each card point (R4) of the trump suit itself adds — the stand/beg
+    and gift/run decisions count it (``TRUMP_GAME``); the bids, whose chance of making a contract is
+    measured on the strength without it (:func:`make_chance`), do not."""
     rules = view.rules
     hand = view.hand
     trumps = hand & SUIT_MASKS[suit]
@@ -370,6 +382,7 @@ def suit_strength(view: SeatView, suit: int) -> float:
     elif not seen >> jack & 1:  # the jack may be out there to catch
         value += 0.08 * count * (1 if trumps & _above(jack) else 0.5)
     value += 0.12 * count + 0.04 * sum(CARD_GAME_POINTS[c] for c in cards_of(hand & ~trumps))
+    value += trump_game * sum(CARD_GAME_POINTS[c] for c in cards_of(trumps))
     if trumps >> (suit * NUM_RANKS + TEN) & 1:
         value += 0.15
     if rules.plan.scores_nine and trumps >> make_card(NINE_RANK, suit) & 1:
@@ -414,15 +427,16 @@ def points_out(view: SeatView, suit: int) -> float:
     return total
 
 
-def stand_net(view: SeatView, suit: int) -> float:
-    """The points this seat's side is expected to score with ``suit`` as trump, less the others'."""
-    return 2 * (suit_strength(view, suit) - STRENGTH_BIAS) - points_out(view, suit)
+def stand_net(view: SeatView, suit: int, bias: float) -> float:
+    """The points this seat's side is expected to score with ``suit`` as trump, less the others' (its
+    side scoring ``bias`` points less than the suit's strength)."""
+    return 2 * (suit_strength(view, suit, TRUMP_GAME) - bias) - points_out(view, suit)
 
 
 def run_net(view: SeatView, dealer: bool) -> float:
     """The points this seat's side is expected to score after a run, less the others': better the
     stronger its hand is in the other suits, and the turn-ups' points go to the dealer (K5, K6)."""
-    others = [suit_strength(view, s) for s in range(4) if s != view.proposed]
+    others = [suit_strength(view, s, TRUMP_GAME) for s in range(4) if s != view.proposed]
     net = RUN_AT_PIVOT + RUN_SLOPE * (sum(others) / len(others) - RUN_PIVOT)
     turnup = _run_turnup_value(view)
     return net + turnup if dealer else net - turnup
@@ -488,6 +502,7 @@ class _Trick:
     points_in: int = 0  # other point cards in the trick (the nine, the joker, High/Low to capture)
     point_cards: int = 0  # the point cards other than the jack that go to their captor
     draw_gain: float = 0.0  # the stock: what winning this trick's draw is worth over losing it
+    stock_left: bool = False  # cards are still to be drawn (RD6)
 
 
 def _table(view: SeatView, trump: int) -> _Trick:
@@ -505,9 +520,10 @@ def _table(view: SeatView, trump: int) -> _Trick:
     later = tuple((view.seat + i) % n for i in range(1, n - len(trick)))
     jack = trump * NUM_RANKS + JACK_RANK
     point_cards = _point_cards(view, trump)
-    draw_gain = _draw_gain(view, seat) if stock and view.stock_size() else 0.0
+    stock_left = bool(stock and view.stock_size())
+    draw_gain = _draw_gain(view, seat) if stock_left else 0.0
     if not trick:
-        return _Trick(seat, -1, -1, -1, 0, later, -1, 0, point_cards, draw_gain)
+        return _Trick(seat, -1, -1, -1, 0, later, -1, 0, point_cards, draw_gain, stock_left)
     led = lead_suit(trick[0], trump, rules.joker_lead_trump)
     first = trick_winner(trick, trump, rules.joker_rank)
     best, winner = trick[first], (leader + first) % n
@@ -685,8 +701,30 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
         value += (2 * p - 1) * table.draw_gain
     value -= _keep_value(table, weights, card)
     if table.best < 0:
-        value += p * _lead_bonus(table, weights, card)
+        value += p * _lead_bonus(table, weights, card) + _clearing_bonus(table, weights, card)
     return value
+
+
+def _clearing_bonus(table: _Trick, weights: _Weights, card: int) -> float:
+    """A trump led, won or lost, takes a trump from each opponent who must follow (R3): the fewer
+    trumps they keep, the safer our plain winners' card points (R4) come home (not while a stock is
+    left: the others draw new trumps, RD6)."""
+    seat = table.seat
+    if table.stock_left or card_suit(card, seat.trump) != seat.trump:
+        return 0.0
+    at_risk = 0
+    for mine in cards_of(seat.hand & ~seat.trumps):
+        if CARD_GAME_POINTS[mine] and not _above(mine) & seat.unseen:
+            at_risk += CARD_GAME_POINTS[mine]
+    if not at_risk:
+        return 0.0
+    out = seat.unseen & seat.trumps
+    bonus = 0.0
+    for q in seat.opponents():
+        theirs = seat.pool(q) & out
+        if theirs:
+            bonus += seat.p_holds(q, theirs)
+    return CLEAR * bonus * at_risk * weights.point
 
 
 def _jack_value(table: _Trick, weights: _Weights, card: int, p: float) -> float:

@@ -214,6 +214,14 @@ def test_leads_a_high_trump_to_catch_the_jack(hand):
     assert played in ("play AC", "play KC")
 
 
+def test_leads_a_trump_before_cashing_plain_winners_that_could_be_trumped():
+    """R3: the ace and king of hearts (7 card points) are safe only once the opponent has no trump to
+    ruff them with; a low trump led takes one of its trumps first."""
+    game = stacked_game(hands=("QS 3H 4D 9C 8C 2C", "AH KH 4S 5D 6D 7C"), turnup="2S")
+    play(game, "1:stand")
+    assert decide(game, 1) == "play 4S"
+
+
 def test_begs_with_a_hand_without_trumps():
     game = stacked_game(hands=("2H 3H 4H 5H 6H 7H", "KD 5D 3D 9D 4S 6S"), turnup="8C")
     assert decide(game, 1) == "beg"
@@ -287,6 +295,14 @@ def test_the_dealer_holds_a_bid_its_hand_can_make_and_passes_one_it_cannot():
         game = stacked_game("auction_pitch", 4, dealer=3, hands=(*AUCTION_OTHERS, "AS KS 3S 4C 2D 6C"))
         play(game, f"0:{standing}", "1:pass", "2:pass")
         assert decide(game, 3) == expected, standing
+
+
+def test_the_pitcher_names_the_suit_its_contract_was_bid_on():
+    """RD16, RD18: the three low clubs are Low and the hand's strongest trump; the lone ace of hearts
+    would win the first trick but makes a trump suit that cannot make 2."""
+    game = stacked_game("auction_pitch", 4, dealer=3, hands=("AS AH JD 4C 3C 2C", *AUCTION_OTHERS))
+    play(game, "0:bid 2", "1:pass", "2:pass", "3:pass")
+    assert decide(game, 0).endswith("C")
 
 
 def test_discards_keep_high_trumps_the_jack_tens_and_aces():
