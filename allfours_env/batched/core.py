@@ -598,6 +598,13 @@ class Core:
             return jnp.asarray(False)
         return s.hand_number >= self.spec.max_hands
 
+    @staticmethod
+    def without_view(s: State) -> State:
+        """``s`` without its mask and observation (empty arrays in their place): the state that the
+        decision and chance carry, so that the widest fields are not copied through every select
+        of the step; :meth:`finish` builds them again."""
+        return s._replace(legal_action_mask=jnp.zeros(0, bool), observation=jnp.zeros(0, jnp.float32))
+
     def finish(self, s: State) -> State:
         """The public fields after a step: terminated, truncated (the hand cap), mask, observation."""
         terminated = s.phase == OVER_P
