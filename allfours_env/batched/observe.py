@@ -190,7 +190,7 @@ class Observer:
         left = self.ratio(spec.pack - s.pos, 40)
         if spec.selection == sp.STOCK_TOP:
             top = jnp.where(spec.stock_face_up & (s.pos < spec.pack),
-                            _one_hot(s.deck[jnp.minimum(s.pos, spec.pack - 1)], NUM_CARD_IDS), 0.0)
+                            (s.place == s.pos).astype(_F), 0.0)
             mine = (s.drawn_by == seat).astype(_F)
             other = (s.drawn_by == (seat + 1) % 2).astype(_F)
             if not spec.stock_face_up:
