@@ -8,11 +8,13 @@ function plays ``--steps`` decisions in every game of the batch: the action is d
 mask inside ``jit`` (``jax.random.categorical``), games that end are dealt again at once
 (``batched.auto_reset``), and every decision computes the observation (float32[1027]) and the mask
 of the seat to move. The compile time of that function is printed, then the median decisions/s of
-``--repeats`` timed runs. In the same run, as references: the AEC ``raw_env`` (observation + mask,
-benchmarks/aec.py's loop), OpenSpiel's C++ trick-taking games (benchmarks/engine.py's loop, no
-observation) where ``open_spiel`` is installed, and pgx's ``leduc_holdem`` and ``kuhn_poker`` (the
-same jitted loop) where ``pgx`` is installed (``pip install -e '.[bench]'``). Ratios are printed
-against ``raw_env``. Machines are shared and noisy: read the figures as rough.
+``--repeats`` timed runs, each from the state after ``--warmup`` decisions per game (games dealt at
+once end their hands together; after a few hundred decisions they are spread as in training). In
+the same run, as references: the AEC ``raw_env`` (observation + mask, benchmarks/aec.py's loop),
+OpenSpiel's C++ trick-taking games (benchmarks/engine.py's loop, no observation) where
+``open_spiel`` is installed, and pgx's ``leduc_holdem`` and ``kuhn_poker`` (the same jitted loop)
+where ``pgx`` is installed (``pip install -e '.[bench]'``). Ratios are printed against ``raw_env``.
+Machines are shared and noisy: read the figures as rough.
 """
 
 from __future__ import annotations
@@ -54,14 +56,22 @@ def random_play(step, batch: int, steps: int):
     return jax.jit(play)
 
 
-def measure(init, step, batch: int, steps: int, repeats: int) -> tuple[float, float]:
-    """(compile seconds, median decisions/s) of :func:`random_play` at ``batch``."""
+def measure(init, step, batch: int, steps: int, repeats: int, warmup: int = 0) -> tuple[float, float]:
+    """(compile seconds, median decisions/s) of :func:`random_play` at ``batch``, timed from the
+    state after ``warmup`` decisions per game (rounded up to a multiple of ``steps``): games dealt
+    at once reach their hands' ends together, so the first decisions of a fresh batch come in
+    bursts of deals; after a few hundred the games are spread over their hands as in training."""
     state = jax.jit(jax.vmap(init))(jax.random.split(jax.random.PRNGKey(0), batch))
     play = random_play(step, batch, steps)
     start = time.perf_counter()
     compiled = play.lower(state, jax.random.PRNGKey(1)).compile()
     compile_s = time.perf_counter() - start
-    jax.block_until_ready(compiled(state, jax.random.PRNGKey(2)))  # warm
+    warmed = jax.block_until_ready(compiled(state, jax.random.PRNGKey(2)))
+    if warmup > 0:
+        state = warmed
+        for r in range(-(-warmup // steps) - 1):
+            state = compiled(state, jax.random.PRNGKey(1000 + r))
+        jax.block_until_ready(state)
     rates = []
     for r in range(repeats):
         start = time.perf_counter()
@@ -90,11 +100,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-sizes", default=",".join(map(str, BATCH_SIZES)))
     parser.add_argument("--steps", type=int, default=100, help="decisions per game per timed run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs; the median is reported")
+    parser.add_argument("--warmup", type=int, default=200,
+                        help="decisions per game played before the timed runs (0: time a fresh batch)")
     parser.add_argument("--reference-steps", type=int, default=20_000, help="raw_env / OpenSpiel decisions")
     args = parser.parse_args(argv)
     sizes = [int(b) for b in args.batch_sizes.split(",")]
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}; random play, {args.steps} decisions per "
-          f"game per run, median of {args.repeats} runs; observation + mask at every decision")
+          f"game per run, median of {args.repeats} runs after {args.warmup} warm-up decisions; observation + "
+          "mask at every decision")
 
     from aec import steps_per_second
 
@@ -119,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
         env = batched.make(preset, players)
         step = batched.auto_reset(env)
         for batch in sizes:
-            compile_s, rate = measure(env.init, step, batch, args.steps, args.repeats)
+            compile_s, rate = measure(env.init, step, batch, args.steps, args.repeats, args.warmup)
             rows.append((f"allfours {preset} {players}p", batch, compile_s, rate))
             print(_row(rows[-1][0], batch, compile_s, rate, raw), flush=True)
     try:
@@ -130,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("leduc_holdem", "kuhn_poker"):
         env = pgx.make(name)
         for batch in sizes:
-            compile_s, rate = measure(env.init, pgx_step(env), batch, args.steps, args.repeats)
+            compile_s, rate = measure(env.init, pgx_step(env), batch, args.steps, args.repeats, args.warmup)
             print(_row(f"pgx {name}", batch, compile_s, rate, raw), flush=True)
 
 

@@ -26,6 +26,7 @@ Design:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -86,8 +87,8 @@ class State(NamedTuple):
     key: jax.Array
     deals: jax.Array  # packs dealt so far in this game, redeals included
     stacked: jax.Array  # int32[D, pack]: packs to deal first (D may be 0)
-    deck: jax.Array  # int32[pack]: the pack of this deal, top card first
-    pos: jax.Array  # the next card of ``deck`` to deal or draw
+    place: jax.Array  # int32[53]: each card's position in this deal's pack (0 the top card), 99 not in it
+    pos: jax.Array  # the position of the next card to deal or draw
     hold: jax.Array  # int32[53]: the seat holding each card, -1
     start_hold: jax.Array  # int32[53]: the seat that held it when trick play began (R6), -1
     played_by: jax.Array  # int32[53]: the seat that played it this hand, -1
@@ -140,14 +141,20 @@ def _positions(deck: jax.Array) -> jax.Array:
 
 
 def _shuffled(key: jax.Array, size: int) -> jax.Array:
-    """A uniformly random pack of ``size`` card ids: each card's place is the rank of a random word
-    drawn for it (ties by id), all by comparisons — a sort is slow under ``vmap`` on CPU."""
+    """int32[53]: the positions of the cards in a uniformly random pack of card ids 0..``size``-1
+    (99 for the joker outside a plain pack): each card's position is the rank of a random word drawn
+    for it (ties by id), all by comparisons — a sort is slow under ``vmap`` on CPU."""
     words = jax.random.bits(key, (size,), jnp.uint32)
     ids = jnp.arange(size, dtype=_I)
     tie = (words[None, :] == words[:, None]) & (ids[None, :] < ids[:, None])
     before = (words[None, :] < words[:, None]) | tie
     place = before.sum(axis=1, dtype=_I)
-    return jnp.where(place[None, :] == ids[:, None], ids[None, :], 0).sum(axis=1, dtype=_I)
+    return jnp.concatenate([place, jnp.full(NUM_CARD_IDS - size, 99, _I)])
+
+
+def _card_at(place: jax.Array, position: jax.Array) -> jax.Array:
+    """The card id at ``position`` of the pack whose card positions are ``place``."""
+    return jnp.argmax(place == position).astype(_I)
 
 
 def _where(cond: jax.Array, a: State, b: State) -> State:
@@ -244,27 +251,27 @@ class Core:
     # ------------------------------------------------------------------ P1: the deal
 
     def next_pack(self, s: State) -> jax.Array:
-        """The pack of the next deal: the next stacked pack, else a shuffle from the key."""
+        """The card positions of the next deal's pack: the next stacked pack, else a shuffle from
+        the key."""
         pack = self.spec.pack
         shuffled = _shuffled(jax.random.fold_in(s.key, s.deals), pack)
         count = s.stacked.shape[0]
         if count == 0:
             return shuffled
-        stacked = s.stacked[jnp.minimum(s.deals, count - 1)]
+        stacked = _positions(s.stacked[jnp.minimum(s.deals, count - 1)])
         return jnp.where(s.deals < count, stacked, shuffled)
 
     def start_hand(self, s: State) -> State:
         """R11, P1: deal a hand by the current dealer and run chance to its first decision."""
         spec, n = self.spec, self.n
-        deck = self.next_pack(s)
+        place = self.next_pack(s)
         eldest = self.eldest(s)
         dealt = n * spec.hand_size
         offsets = jnp.asarray((np.arange(dealt) // 3) % n, dtype=_I)  # packets of 3 from eldest
-        place = _positions(deck)
         none = jnp.full(NUM_CARD_IDS, -1, _I)
         zeros_sides = jnp.zeros(spec.num_sides, _I)
         s = s._replace(
-            deals=s.deals + 1, deck=deck, pos=_I(dealt),
+            deals=s.deals + 1, place=place, pos=_I(dealt),
             hold=jnp.where(place < dealt, (eldest + offsets[jnp.minimum(place, dealt - 1)]) % n, -1),
             start_hold=none, played_by=none, played_trick=jnp.zeros(NUM_CARD_IDS, _I), captured=none,
             discarded_by=none, drawn_by=none, turned=jnp.zeros(NUM_CARD_IDS, bool), trump=_I(-1),
@@ -275,14 +282,14 @@ class Core:
             high_bid=_I(0), high_bidder=_I(-1), pitcher=_I(-1), contract=_I(0), pending=_I(NOTHING))
         selection = spec.selection
         if selection == sp.TURNUP:  # P1: turn up the next card; K5: it may score for the dealer
-            card = deck[dealt]
+            card = _card_at(place, dealt)
             suit = self.suit[card]
             s = s._replace(pos=_I(dealt + 1), turned=_put(s.turned, card, True), proposed=suit,
                            last_turnup=suit, phase=_I(BEG_P), current_player=eldest)
             points = self.turnup_points[card]
             return self.award(s, self.seat_sides[s.dealer], points, points > 0)
         if selection == sp.STOCK_TOP:  # RD4, RD5: the stock's top card fixes trump; not a turn-up
-            return self.start_play(s._replace(trump=self.suit[deck[dealt]]), eldest)
+            return self.start_play(s._replace(trump=self.suit[_card_at(place, dealt)]), eldest)
         if selection == sp.AUCTION:  # RD13: eldest bids first
             return s._replace(phase=_I(BID_P), current_player=eldest)
         return self.start_play(s, eldest)  # P8: eldest's first lead fixes trump
@@ -303,9 +310,9 @@ class Core:
                 points = thrown.deal_points[side]
                 thrown = self.award(thrown, _I(side), -points, points != 0, can_end=False)
         # Deal 3 each from eldest, then turn up.
-        place = _positions(s.deck) - s.pos
+        place = s.place - s.pos
         seats = jnp.where((place >= 0) & (place < 3 * n), (eldest + place // 3) % n, s.hold)
-        card = s.deck[jnp.minimum(s.pos + 3 * n, NUM_CARDS - 1)]
+        card = _card_at(s.place, jnp.minimum(s.pos + 3 * n, NUM_CARDS - 1))
         suit = self.suit[card]
         dealt = s._replace(hold=seats, pos=s.pos + 3 * n + 1,
                            turned=_put(s.turned, card, True), last_turnup=suit, runs=s.runs + 1)
@@ -411,7 +418,7 @@ class Core:
         """RD6: the trick's winner draws the stock's top card, then the loser."""
         hold, drawn, voids = s.hold, s.drawn_by, s.voids_since_draw
         for i, seat in enumerate((winner, 1 - winner)):
-            card = s.deck[s.pos + i]
+            card = _card_at(s.place, s.pos + i)
             hold = _put(hold, card, seat)
             drawn = _put(drawn, card, seat)
             voids = _put(voids, seat, 0)
@@ -526,7 +533,9 @@ class Core:
         run and scattered back, until none waits. Under ``vmap`` every branch runs for every game,
         and in a big batch some game needs a deal or a run at almost every step, so running the
         loop for the whole batch would deal for all games at every step. Each game's result is the
-        same as :meth:`chance_loop`'s (the loop is a function of the one game's state)."""
+        same as :meth:`chance_loop`'s (the loop is a function of the one game's state). Each pass
+        gathers the games by the chance step they wait for and runs only that step for them (under
+        ``vmap`` a ``switch`` would run every step for every game)."""
         group = max(CHANCE_GROUP_MIN, -(-size // CHANCE_GROUP_DIVISOR))
         if group >= size:
             return jax.vmap(self.chance_loop)(s)
@@ -534,13 +543,32 @@ class Core:
         def waiting(s: State) -> jax.Array:
             return (s.pending != NOTHING) & (s.phase != OVER_P)
 
+        def run(kind: int, branch: Callable[[State], State]) -> Callable[[State], State]:
+            def some_games(s: State) -> State:
+                index = jnp.nonzero(waiting(s) & (s.pending == kind), size=group, fill_value=size)[0]
+                some = jax.tree.map(lambda x: x[jnp.minimum(index, size - 1)], s)
+                some = jax.vmap(branch)(some)
+                return jax.tree.map(lambda x, y: x.at[index].set(y, mode="drop"), s, some)
+
+            def step(s: State) -> State:
+                return jax.lax.cond((waiting(s) & (s.pending == kind)).any(), some_games, lambda s: s, s)
+
+            return step
+
         def body(s: State) -> State:
-            index = jnp.nonzero(waiting(s), size=group, fill_value=size)[0]
-            some = jax.tree.map(lambda x: x[jnp.minimum(index, size - 1)], s)
-            some = jax.vmap(self.chance_loop)(some)
-            return jax.tree.map(lambda x, y: x.at[index].set(y, mode="drop"), s, some)
+            for kind, branch in self.chance_branches():
+                s = run(kind, branch)(s)
+            return s
 
         return jax.lax.while_loop(lambda s: waiting(s).any(), body, s)
+
+    def chance_branches(self) -> list[tuple[int, Callable[[State], State]]]:
+        """The chance steps by ``pending`` kind, in the order a pass of :meth:`chance_of_batch` runs
+        them: scoring a hand, then dealing the next, then runs (none without a turn-up)."""
+        branches = [(SCORE_HAND, self.score_hand), (START_HAND, self.start_hand)]
+        if self.spec.selection == sp.TURNUP:
+            branches.append((RUN_ONCE, self.run_once))
+        return branches
 
     def chance_loop(self, s: State) -> State:
         """:meth:`chance` of one game: a ``lax.while_loop`` of deals, runs and scoring."""
@@ -558,10 +586,19 @@ class Core:
 
     def apply(self, s: State, action: jax.Array) -> State:
         """The decision ``action`` of the seat to move, then chance to the next decision."""
-        identity = lambda s, a: s  # noqa: E731 (the phases with no decision)
-        branches = [self.beg, self.gift_or_run, self.discard, self.play, identity, identity, self.bid]
-        s = jax.lax.switch(s.phase, branches, s, action)
+        s = jax.lax.switch(s.phase, self.decision_branches(), s, action)
         return self.chance(s)
+
+    def decision_branches(self) -> list[Callable[[State, jax.Array], State]]:
+        """The decision of each phase, by phase number; a phase this configuration never reaches
+        (no beg without a turn-up, no discards without K10, no bids without an auction) has none,
+        so that under ``vmap`` (where every branch runs for every game) it costs nothing."""
+        spec = self.spec
+        identity = lambda s, a: s  # noqa: E731 (the phases with no decision)
+        turnup = spec.selection == sp.TURNUP
+        return [self.beg if turnup else identity, self.gift_or_run if turnup else identity,
+                self.discard if turnup and spec.discard_after_run else identity, self.play, identity,
+                identity, self.bid if spec.selection == sp.AUCTION else identity]
 
     # ------------------------------------------------------------------ what the seat to move sees
 
@@ -598,6 +635,13 @@ class Core:
             return jnp.asarray(False)
         return s.hand_number >= self.spec.max_hands
 
+    @staticmethod
+    def without_view(s: State) -> State:
+        """``s`` without its mask and observation (empty arrays in their place): the state that the
+        decision and chance carry, so that the widest fields are not copied through every select
+        of the step; :meth:`finish` builds them again."""
+        return s._replace(legal_action_mask=jnp.zeros(0, bool), observation=jnp.zeros(0, jnp.float32))
+
     def finish(self, s: State) -> State:
         """The public fields after a step: terminated, truncated (the hand cap), mask, observation."""
         terminated = s.phase == OVER_P
@@ -618,7 +662,7 @@ class Core:
             observation=jnp.zeros(OBS_SIZE, jnp.float32), rewards=jnp.zeros(n, jnp.float32),
             terminated=jnp.asarray(False), truncated=jnp.asarray(False), scores=sides, winner=_I(-1),
             phase=_I(BEG_P), dealer=jnp.asarray(dealer, _I), hand_number=zero, key=key, deals=zero,
-            stacked=stacked, deck=jnp.zeros(spec.pack, _I), pos=zero, hold=none, start_hold=none,
+            stacked=stacked, place=jnp.full(NUM_CARD_IDS, 99, _I), pos=zero, hold=none, start_hold=none,
             played_by=none, played_trick=jnp.zeros(NUM_CARD_IDS, _I), captured=none, discarded_by=none,
             drawn_by=none, turned=jnp.zeros(NUM_CARD_IDS, bool), trump=_I(-1), proposed=_I(-1),
             last_turnup=_I(-1), rejected=_I(-1), runs=zero, acted=jnp.zeros(4, bool), trick_count=zero,

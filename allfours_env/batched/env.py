@@ -82,25 +82,33 @@ class Env:
 
     def step(self, state: State, action: Any, key: jax.Array | None = None, *, finish: bool = True) -> State:
         """``state.current_player`` makes decision ``action``; chance runs to the next decision. A
-        ``key`` given replaces the state's key for the deals from here on. (``finish=False`` leaves
-        the observation, the mask, terminated and truncated to the caller: :func:`auto_reset`.)"""
+        ``key`` given replaces the state's key for the deals from here on. (``finish=False`` returns
+        the state without its mask and observation (:meth:`Core.without_view`) and leaves them,
+        terminated and truncated to the caller: :func:`auto_reset`.)"""
         core = self.core
-        s = state._replace(rewards=jnp.zeros_like(state.rewards))
+        s = core.without_view(state)._replace(rewards=jnp.zeros_like(state.rewards))
         if key is not None:
             s = s._replace(key=key)
         action = jnp.asarray(action, jnp.int32)
         known = (action >= 0) & (action < NUM_ACTIONS)
-        legal = s.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & known
+        legal = state.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & known
         played = core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1))
-        if finish:
-            played = core.finish(played)
         seat = jnp.arange(self.num_players) == s.current_player
         illegal = s._replace(terminated=jnp.asarray(True),
-                             legal_action_mask=jnp.zeros_like(s.legal_action_mask),
                              rewards=jnp.where(seat, -1.0, 0.0).astype(jnp.float32))
         done = state.terminated | state.truncated
         out = jax.tree.map(lambda a, b: jnp.where(legal, a, b), played, illegal)
-        return jax.tree.map(lambda a, b: jnp.where(done, a, b), s, out)
+        out = jax.tree.map(lambda a, b: jnp.where(done, a, b), s, out)
+        if not finish:
+            return out
+        # A finished game keeps its view; an illegal action ends the game with the last observation.
+        view = core.finish(out)
+        fresh = legal & ~done
+        return view._replace(
+            terminated=jnp.where(fresh, view.terminated, out.terminated),
+            truncated=jnp.where(fresh, view.truncated, out.truncated),
+            legal_action_mask=jnp.where(fresh, view.legal_action_mask, done & state.legal_action_mask),
+            observation=jnp.where(fresh, view.observation, state.observation))
 
     def observe(self, state: State, seat: Any) -> jax.Array:
         """float32[1027]: ``seat``'s observation (:mod:`allfours_env.observation`)."""
@@ -126,7 +134,8 @@ def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], StepResult]:
         truncated = ~terminated & core.truncated(after)
         done = terminated | truncated
         dealer = jax.random.randint(dealer_key, (), 0, env.num_players, dtype=jnp.int32)
-        fresh = core.blank(reset_key, after.stacked, dealer)._replace(deals=jnp.int32(_BIG))
+        fresh = core.without_view(core.blank(reset_key, after.stacked, dealer))
+        fresh = fresh._replace(deals=jnp.int32(_BIG))
         nxt = core.finish(core.chance(jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, after)))
         return nxt, after.rewards, terminated, truncated
 

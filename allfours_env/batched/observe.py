@@ -42,6 +42,7 @@ class Observer:
         self.suit = jnp.asarray(sp.SUIT)
         self.suit_member = jnp.asarray(sp.SUIT_MEMBER)
         self.tables: dict[int, np.ndarray] = {}
+        self.rel_sides = 2 if spec.partnerships else spec.n  # the relative sides 0.. that occur
 
     def ratio(self, value: jax.Array, denominator: int, top: int | None = None) -> jax.Array:
         """``value / denominator`` as the encoder writes it (float64, then float32), ``value``
@@ -51,12 +52,6 @@ class Observer:
         if key not in self.tables:
             self.tables[key] = sp.ratios(denominator, top + 1)
         return jnp.asarray(self.tables[key])[jnp.clip(value, 0, top)]
-
-    def rel_side(self, side: jax.Array, seat: jax.Array) -> jax.Array:
-        """The relative side (0 = the observer's) of absolute ``side``."""
-        if self.spec.partnerships:
-            return (side - seat) % 2
-        return (side - seat) % self.n
 
     def side_of_rel(self, k: int, seat: jax.Array) -> jax.Array:
         """The absolute side of relative side ``k``."""
@@ -78,18 +73,18 @@ class Observer:
         def rel_one_hot(x: jax.Array) -> jax.Array:
             return _one_hot(rel(x), 4)
 
+        # Relative seats and sides are compared as absolute ones (no remainder per card).
         played = s.played_by >= 0
-        played_rel = rel(s.played_by)
-        captured_rel = jnp.where(s.captured >= 0, self.rel_side(s.captured, seat), -1)
+        none = jnp.zeros(NUM_CARD_IDS, bool)
         planes = [
             s.hold == seat,
-            *[played & (played_rel == k) for k in range(4)],
+            *[s.played_by == rel_seats[k] if k < n else none for k in range(4)],
             played & (s.captured < 0),
             s.turned,
             s.discarded_by == seat,
-            *[captured_rel == k for k in range(3)],
+            *[s.captured == self.side_of_rel(k, seat) if k < self.rel_sides else none for k in range(4)],
         ]
-        cards = jnp.concatenate([p.astype(_F) for p in planes]
+        cards = jnp.concatenate([p.astype(_F) for p in planes[:-1]]
                                 + [jnp.where(played, self.order_value[s.played_trick], 0.0)])
         held = (s.hold[None, :] == rel_seats[:, None]).sum(axis=1)
         dropped = (s.discarded_by[None, :] == rel_seats[:, None]).sum(axis=1)
@@ -132,7 +127,7 @@ class Observer:
         head = jnp.concatenate([cards] + scalars)
         tail = jnp.concatenate([self.auction(s, seat, rel_seats, present, rel_one_hot),
                                 self.ratio(s.trick_count, ob.STOCK_TRICKS)[None],
-                                (captured_rel == 3).astype(_F),
+                                planes[-1].astype(_F),
                                 jnp.stack([score_part[3], needed_part[3], points_part[3]]),
                                 jnp.stack(below_part),
                                 self.stock(s, seat),
@@ -190,7 +185,7 @@ class Observer:
         left = self.ratio(spec.pack - s.pos, 40)
         if spec.selection == sp.STOCK_TOP:
             top = jnp.where(spec.stock_face_up & (s.pos < spec.pack),
-                            _one_hot(s.deck[jnp.minimum(s.pos, spec.pack - 1)], NUM_CARD_IDS), 0.0)
+                            (s.place == s.pos).astype(_F), 0.0)
             mine = (s.drawn_by == seat).astype(_F)
             other = (s.drawn_by == (seat + 1) % 2).astype(_F)
             if not spec.stock_face_up:

@@ -45,7 +45,7 @@ def test_same_key_same_games():
     for a, b in zip(first, second):
         assert all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
     other = _play(jax.random.split(jax.random.PRNGKey(4), 8), 0)[0]
-    assert not np.array_equal(other.deck, first[0].deck)
+    assert not np.array_equal(other.place, first[0].place)
 
 
 def test_vmapped_and_single_games_agree():
