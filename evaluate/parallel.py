@@ -87,11 +87,15 @@ def run_in_process(player: GroupPlayer, items: Iterable[tuple[int, int]],
     return False
 
 
+#: Libraries that start thread pools when imported or first used: no fork once one is loaded.
+THREADED = frozenset({"torch", "jax"})
+
+
 def _context() -> multiprocessing.context.BaseContext:
-    """``fork`` where it is safe and available (fast start); ``spawn`` once torch is loaded, as
-    forking a process that has started torch's thread pools can hang."""
+    """``fork`` where it is safe and available (fast start); ``spawn`` once torch or JAX is loaded,
+    as forking a process that has started their thread pools can hang."""
     methods = multiprocessing.get_all_start_methods()
-    if "torch" not in sys.modules and "fork" in methods:
+    if not THREADED.intersection(sys.modules) and "fork" in methods:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
 

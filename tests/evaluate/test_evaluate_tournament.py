@@ -4,6 +4,7 @@ counts; interruption; the Python API."""
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
 
 import pytest
@@ -293,3 +294,20 @@ def test_chunks_back_before_a_failure_are_kept():
     kept = []
     _keep_finished(done, kept.extend)
     assert [game.to_tuple() for game in kept] == finished and done.empty()
+
+
+@pytest.mark.parametrize("library", ["torch", "jax"])
+def test_workers_are_spawned_not_forked_once_a_threaded_library_is_loaded(monkeypatch, library):
+    """Forking a process whose torch or JAX thread pools run can hang the child: spawn then."""
+    import multiprocessing
+    import types
+
+    from evaluate.parallel import _context
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    for name in ("torch", "jax"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert _context().get_start_method() == "fork"
+    monkeypatch.setitem(sys.modules, library, types.ModuleType(library))
+    assert _context().get_start_method() == "spawn"
