@@ -20,7 +20,8 @@ the counts of the others' cards), with no search:
   cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
   winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king;
   and any trump led, won or lost, is worth more the more card points our plain winners hold while
-  an opponent may still trump them (:func:`_clearing_bonus`).
+  an opponent may still trump them (:func:`_clearing_bonus`). With three or four sides each alone,
+  a point one opponent takes costs a third (a half at three sides) of a point we take (:func:`_deny`).
 * **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
   suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23); a pitcher with a
   contract names the suit its bid was made on, the strongest, whatever card would win the first trick.
