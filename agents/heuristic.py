@@ -20,7 +20,8 @@ the counts of the others' cards), with no search:
   cashes counting cards when the trick is safe, captures the jack, and does not trump a partner's
   winner. Leads add the sources' plan: lead high trumps to catch the jack when holding ace or king;
   and any trump led, won or lost, is worth more the more card points our plain winners hold while
-  an opponent may still trump them (:func:`_clearing_bonus`).
+  an opponent may still trump them (:func:`_clearing_bonus`). With three or four sides each alone,
+  a point one opponent takes costs a third (a half at three sides) of a point we take (:func:`_deny`).
 * **Blind All Fours** (P8) **and the auction's pitch** (RD16): the first lead picks trump from the
   suit that promises most (the joker led makes ``joker_lead_trump`` trump, RD23); a pitcher with a
   contract names the suit its bid was made on, the strongest, whatever card would win the first trick.
@@ -590,6 +591,22 @@ class _Weights:
     jack_theirs: float  # our side gains this by winning an opponent's jack
     jack_same: float  # the Jack point itself (a side winning its own jack)
     unit: float = POINT  # one point of another card scored by its captor (the nine, the joker, ...)
+    deny: float = 1.0  # what a point won by one other side costs us, against a point we win (:func:`_deny`)
+
+
+def _deny(num_sides: int) -> float:
+    """What a point that one other side wins costs this seat, against a point it wins itself: with
+    two sides all of it (what one gains the other loses); with three or four sides each alone, a
+    point won by one opponent moves our lead over the others' mean by 1 / (sides - 1) of a point —
+    so the seat plays for its own points rather than denying each opponent as if it were the only
+    one."""
+    return 1.0 / max(1, num_sides - 1)
+
+
+def _net(p: float, deny: float) -> float:
+    """The expected net of a stake that our side wins with chance ``p`` and one other side wins
+    otherwise, each lost unit counting ``deny``."""
+    return 2 * p - 1 if deny == 1.0 else p - (1 - p) * deny
 
 
 def _weights(view: SeatView, table: _Trick) -> _Weights:
@@ -614,7 +631,7 @@ def _weights(view: SeatView, table: _Trick) -> _Weights:
     needs = [rules.target_points - score for score in view.scores]
     if min(needs) <= hang:  # R10: the Jack is scored before Game, so it may end the game first
         unit *= JACK_URGENT
-    return _Weights(point, hang * unit, hang * unit, jack * unit, unit)
+    return _Weights(point, hang * unit, hang * unit, jack * unit, unit, _deny(rules.num_sides))
 
 
 def _race_weight(lead: int, table: _Trick, others: int, unseen: list[int]) -> float:
@@ -692,13 +709,14 @@ def _card_value(table: _Trick, weights: _Weights, card: int) -> float:
         best, mine = table.best, seat.sides[table.winner] == seat.side
     p = _win_chance(table, best, mine)
     stake = table.points + CARD_GAME_POINTS[card] + _expected_drop(table, best)
-    value = (2 * p - 1) * stake * weights.point
+    net = _net(p, weights.deny)
+    value = net * stake * weights.point
     value += _jack_value(table, weights, card, p)
     at_stake = (table.points_in | (1 << card)) & table.point_cards
     if at_stake:  # the nine, the joker, High and Low to capture: each point to the trick's winner
-        value += (2 * p - 1) * at_stake.bit_count() * weights.unit
+        value += net * at_stake.bit_count() * weights.unit
     if table.draw_gain:
-        value += (2 * p - 1) * table.draw_gain
+        value += net * table.draw_gain
     value -= _keep_value(table, weights, card)
     if table.best < 0:
         value += p * _lead_bonus(table, weights, card) + _clearing_bonus(table, weights, card)
@@ -740,8 +758,8 @@ def _jack_value(table: _Trick, weights: _Weights, card: int, p: float) -> float:
     else:
         return 0.0
     if holder == seat.side:  # ours: we score the Jack, or they score the hang jack
-        return p * weights.jack_same - (1 - p) * weights.jack_own
-    return p * weights.jack_theirs - (1 - p) * weights.jack_same
+        return p * weights.jack_same - (1 - p) * weights.jack_own * weights.deny
+    return p * weights.jack_theirs - (1 - p) * weights.jack_same * weights.deny
 
 
 def _lead_bonus(table: _Trick, weights: _Weights, card: int) -> float:

@@ -305,6 +305,20 @@ def test_the_pitcher_names_the_suit_its_contract_was_bid_on():
     assert decide(game, 0).endswith("C")
 
 
+def test_with_three_opponents_each_alone_it_keeps_its_ace_rather_than_take_a_queen_from_one():
+    """auction_pitch: the dealer holds 2 and pitches QC. Against one opponent, taking the queen's 3
+    card points with AC is worth twice 3 (what we gain, the pitcher loses); against three opponents
+    each alone a point lost to one of them costs a third of a point won, so in 4p the ace stays in
+    hand (High is held anyway, RD17; it can take the pitcher's jack later) and 4C follows."""
+    game = stacked_game("auction_pitch", 4, dealer=3, hands=("7C 9C TC QH AH 9S", "5C 5D QD 7H 8H KS",
+                                                            "4C AC 8D AD JH QS", "JC QC 7D TH 3S 7S"))
+    play(game, "0:bid 2", "1:pass", "2:pass", "3:hold", "3:play QC", "0:play 7C", "1:play 5C")
+    assert decide(game, 2) == "play 4C"
+    game = stacked_game("auction_pitch", 2, dealer=1, hands=("4C AC 8D AD JH QS", "JC QC 7D TH 3S 7S"))
+    play(game, "0:pass", "1:bid 2", "1:play QC")
+    assert decide(game, 0) == "play AC"
+
+
 def test_discards_keep_high_trumps_the_jack_tens_and_aces():
     """After a run to spades the dealer holds 9 cards and discards the three worth least (P5)."""
     game = stacked_game(hands=("AS 4H 5H TD 2C 3C", "KD 5D 3D 9D 4C 6C"), turnup="8H",
