@@ -239,9 +239,11 @@ def test_the_learner_holds_its_whole_side_and_the_mix_fills_the_rest():
             assert learning[:, 0].any() and learning[:, 1].any() and not learning.all(axis=1).any()
 
 
-def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path):
+@pytest.mark.parametrize("privileged", [False, True], ids=["critic", "privileged-critic"])
+def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path, privileged):
     """The warm start fits an SB3 policy; its state dict read as the JAX learner's parameters gives
-    the same logits and values (the layer names and orientation match)."""
+    the same logits and values (the layer names and orientation match; a privileged critic reads the
+    observation and the hidden cards, the actor the observation only)."""
     import jax.numpy as jnp
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -250,19 +252,22 @@ def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path):
     from train.jax import network
     from train.model import new_model, policy_arrays
 
-    config = load("jax_quick", ["ppo.net_arch=[24,16]", "ppo.activation=tanh"])
+    config = load("jax_quick", ["ppo.net_arch=[24,16]", "ppo.activation=tanh",
+                                f"ppo.privileged_critic={str(privileged).lower()}"])
     env = DummyVecEnv([make_env(config, 0)])
     model = new_model(config, env, tmp_path)
     env.close()
-    params = network.params_from(policy_arrays(model), [24, 16], "the SB3 policy")
-    obs = np.random.default_rng(0).random((5, 1027), dtype=np.float32)
+    params = network.params_from(policy_arrays(model), [24, 16], "the SB3 policy", privileged=privileged)
+    width = network.critic_inputs(privileged)
+    full = np.random.default_rng(0).random((5, width), dtype=np.float32)
+    obs = full[:, :1027]
     logits = np.asarray(network.mlp(params["actor"], jnp.asarray(obs), "tanh"))
     np.testing.assert_allclose(logits, actor_from_sb3(model.policy).logits(obs), rtol=1e-4, atol=1e-5)
     import torch
 
     with torch.no_grad():
-        values = model.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
-    np.testing.assert_allclose(np.asarray(network.mlp(params["critic"], jnp.asarray(obs), "tanh"))[:, 0],
+        values = model.policy.predict_values(torch.as_tensor(full)).numpy()[:, 0]
+    np.testing.assert_allclose(np.asarray(network.mlp(params["critic"], jnp.asarray(full), "tanh"))[:, 0],
                                values, rtol=1e-4, atol=1e-5)
 
 
