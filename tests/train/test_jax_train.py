@@ -82,7 +82,6 @@ def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
 
 @pytest.mark.parametrize(("setting", "named"), [
     ("opponents.mix={heuristic=1}", "opponents.mix"),
-    ("ppo.privileged_critic=true", "ppo.privileged_critic"),
     ("opponents.partner=random", "opponents.partner"),
     ("jax.minibatches=3", "jax.minibatches"),
     ("jax.num_envs=0", "jax.num_envs"),
@@ -93,6 +92,72 @@ def test_bad_config_is_one_line_before_anything_is_written(setting, named, tmp_p
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and named in err
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- privileged critic
+
+def test_a_tiny_privileged_critic_run_trains_resumes_and_writes_an_actor_only_policy(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["--backend", "jax", "--set", *TINY, "ppo.privileged_critic=true", "--out", str(out),
+                 "--no-progress"]) == 0
+    saved = checkpoints(out)
+    arrays, meta = policy_file.read(saved[0])
+    assert arrays["mlp_extractor.value_net.0.weight"].shape == (16, 1027 + 212)  # obs + hidden cards
+    assert arrays["optimizer.mu.mlp_extractor.value_net.0.weight"].shape == (16, 1027 + 212)
+    assert arrays["mlp_extractor.policy_net.0.weight"].shape == (16, 1027)
+    # the critic learned to use the hidden cards (their weights start at zero)
+    assert np.abs(arrays["mlp_extractor.value_net.0.weight"][:, 1027:]).max() > 0
+    model = json.loads((out / "model.json").read_text())
+    assert model["network"]["inputs"] == 1027
+    written, _ = policy_file.read(out / "model.npz")
+    assert not any("value" in name for name in written)  # the policy file is the actor only
+
+    resumed = tmp_path / "resumed"
+    assert main(["--backend", "jax", "--set", "total_timesteps=240", "--out", str(resumed), "--resume",
+                 str(saved[0]), "--no-progress"]) == 0
+    assert json.loads((resumed / "model.json").read_text())["timesteps"] >= 240
+    capsys.readouterr()
+    assert evaluate_main([f"ppo:{resumed / 'model.npz'}", "random", "--games", "10", "--no-save", "--quiet",
+                          "--workers", "1"]) == 0
+
+    # a resume that asks for the other critic is refused in one line, before anything is written
+    capsys.readouterr()
+    other = tmp_path / "other"
+    assert main(["--backend", "jax", "--set", "total_timesteps=240", "ppo.privileged_critic=false", "--out",
+                 str(other), "--resume", str(saved[0]), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "ppo.privileged_critic" in err
+    assert not other.exists()
+
+
+def test_the_critic_reads_the_hidden_cards_and_the_actor_does_not():
+    """Changing the hidden cards of a decision changes the privileged critic's value, never the
+    actor's logits; the critic is obs + hidden wide."""
+    import jax
+    import jax.numpy as jnp
+
+    from allfours_env.hidden import HIDDEN_SIZE
+    from allfours_env.observation import OBS_SIZE
+    from train.jax import network
+    from train.jax.ppo import Learner
+
+    config = load("jax_quick", ["ppo.privileged_critic=true", "ppo.net_arch=[16]", "jax.num_envs=4"])
+    learner = Learner(config)
+    params = network.init_params(jax.random.PRNGKey(1), [16], privileged=True)
+    weight, bias = params["critic"][0]
+    assert weight.shape == (OBS_SIZE + HIDDEN_SIZE, 16) and not np.asarray(weight[OBS_SIZE:]).any()
+    # as after training: weights on the hidden cards
+    trained = jax.random.normal(jax.random.PRNGKey(2), (HIDDEN_SIZE, 16))
+    params["critic"][0] = (weight.at[OBS_SIZE:].set(trained), bias)
+    state = learner.start(jax.random.PRNGKey(3), jnp.asarray([1.0, 0.0, 0.0])).state
+    seat = state.current_player
+    hidden = learner.hidden(state, seat)
+    assert hidden.shape == (4, HIDDEN_SIZE) and np.asarray(hidden).any()
+    swapped = jnp.roll(hidden, 1, axis=0)  # another deal's hidden cards
+    logits, value = learner.heads(params, state.observation, state.legal_action_mask, hidden)
+    logits_2, value_2 = learner.heads(params, state.observation, state.legal_action_mask, swapped)
+    np.testing.assert_array_equal(np.asarray(logits), np.asarray(logits_2))
+    assert (np.abs(np.asarray(value) - np.asarray(value_2)) > 1e-3).all()
 
 
 # ---------------------------------------------------------------- per-seat advantages
@@ -174,9 +239,11 @@ def test_the_learner_holds_its_whole_side_and_the_mix_fills_the_rest():
             assert learning[:, 0].any() and learning[:, 1].any() and not learning.all(axis=1).any()
 
 
-def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path):
+@pytest.mark.parametrize("privileged", [False, True], ids=["critic", "privileged-critic"])
+def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path, privileged):
     """The warm start fits an SB3 policy; its state dict read as the JAX learner's parameters gives
-    the same logits and values (the layer names and orientation match)."""
+    the same logits and values (the layer names and orientation match; a privileged critic reads the
+    observation and the hidden cards, the actor the observation only)."""
     import jax.numpy as jnp
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -185,19 +252,22 @@ def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path):
     from train.jax import network
     from train.model import new_model, policy_arrays
 
-    config = load("jax_quick", ["ppo.net_arch=[24,16]", "ppo.activation=tanh"])
+    config = load("jax_quick", ["ppo.net_arch=[24,16]", "ppo.activation=tanh",
+                                f"ppo.privileged_critic={str(privileged).lower()}"])
     env = DummyVecEnv([make_env(config, 0)])
     model = new_model(config, env, tmp_path)
     env.close()
-    params = network.params_from(policy_arrays(model), [24, 16], "the SB3 policy")
-    obs = np.random.default_rng(0).random((5, 1027), dtype=np.float32)
+    params = network.params_from(policy_arrays(model), [24, 16], "the SB3 policy", privileged=privileged)
+    width = network.critic_inputs(privileged)
+    full = np.random.default_rng(0).random((5, width), dtype=np.float32)
+    obs = full[:, :1027]
     logits = np.asarray(network.mlp(params["actor"], jnp.asarray(obs), "tanh"))
     np.testing.assert_allclose(logits, actor_from_sb3(model.policy).logits(obs), rtol=1e-4, atol=1e-5)
     import torch
 
     with torch.no_grad():
-        values = model.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
-    np.testing.assert_allclose(np.asarray(network.mlp(params["critic"], jnp.asarray(obs), "tanh"))[:, 0],
+        values = model.policy.predict_values(torch.as_tensor(full)).numpy()[:, 0]
+    np.testing.assert_allclose(np.asarray(network.mlp(params["critic"], jnp.asarray(full), "tanh"))[:, 0],
                                values, rtol=1e-4, atol=1e-5)
 
 

@@ -6,6 +6,12 @@ ends in the 117 action logits, the critic in one value; the initialisation is SB
 gain sqrt(2) for hidden layers, 0.01 for the logits, 1 for the value). Weights are ``(inputs,
 outputs)`` matrices, so the actor is :class:`agents.policy.NumpyActor`'s layers exactly.
 
+With ``ppo.privileged_critic`` (``privileged=True`` here) the critic reads the observation followed
+by the hidden cards (:mod:`allfours_env.hidden`, float32[212]), as
+:class:`agents.critic_policy.PrivilegedCriticPolicy` does: its first layer is 1,239 inputs wide and
+its weights on the hidden cards start at zero (a warm-started critic starts unchanged). The actor
+never reads them.
+
 Checkpoint arrays (:func:`to_arrays`), all float, in torch's ``(outputs, inputs)`` orientation:
 the actor under the policy file's names (:func:`agents.policy_file.actor_names`), the critic as
 SB3 names it (``mlp_extractor.value_net.<2i>.*``, ``value_net.*``), the Adam moments as
@@ -24,6 +30,7 @@ import numpy as np
 from agents import policy_file
 from agents.policy import NumpyActor
 from allfours_env.actions import NUM_ACTIONS
+from allfours_env.hidden import HIDDEN_SIZE
 from allfours_env.observation import OBS_SIZE
 from train.model import OPTIMIZER_PREFIX
 
@@ -52,11 +59,19 @@ def init_mlp(key: jax.Array, sizes: list[int], last_gain: float) -> Layers:
     return layers
 
 
-def init_params(key: jax.Array, hidden: list[int]) -> Params:
-    """A new learner: actor and critic of ``hidden`` layer widths."""
+def critic_inputs(privileged: bool) -> int:
+    """The critic's input width: the observation, and the hidden cards with a privileged critic."""
+    return OBS_SIZE + HIDDEN_SIZE if privileged else OBS_SIZE
+
+
+def init_params(key: jax.Array, hidden: list[int], privileged: bool = False) -> Params:
+    """A new learner: actor and critic of ``hidden`` layer widths (the critic also over the hidden
+    cards, with zero weights on them, when ``privileged``)."""
     actor_key, critic_key = jax.random.split(key)
-    return {"actor": init_mlp(actor_key, [OBS_SIZE, *hidden, NUM_ACTIONS], 0.01),
-            "critic": init_mlp(critic_key, [OBS_SIZE, *hidden, 1], 1.0)}
+    critic = init_mlp(critic_key, [critic_inputs(privileged), *hidden, 1], 1.0)
+    weight, bias = critic[0]
+    critic[0] = (weight.at[OBS_SIZE:].set(0.0), bias)
+    return {"actor": init_mlp(actor_key, [OBS_SIZE, *hidden, NUM_ACTIONS], 0.01), "critic": critic}
 
 
 def mlp(layers: Layers, x: jax.Array, activation: str) -> jax.Array:
@@ -66,6 +81,14 @@ def mlp(layers: Layers, x: jax.Array, activation: str) -> jax.Array:
         x = act(x @ weight + bias)
     weight, bias = layers[-1]
     return x @ weight + bias
+
+
+def critic_input(obs: jax.Array, hidden: jax.Array | None) -> jax.Array:
+    """What the critic reads: the observation, followed by the hidden cards when there are some
+    (``None`` without a privileged critic)."""
+    if hidden is None:
+        return obs
+    return jnp.concatenate([obs, hidden.astype(jnp.float32)], axis=-1)
 
 
 def masked_logits(layers: Layers, obs: jax.Array, mask: jax.Array, activation: str) -> jax.Array:
@@ -125,11 +148,13 @@ def to_arrays(params: Params, opt: dict[str, Any]) -> dict[str, np.ndarray]:
     return arrays
 
 
-def params_from(arrays: dict[str, np.ndarray], hidden: list[int], where: Any, prefix: str = "") -> Params:
-    """The actor and critic of ``hidden`` layers stored under ``prefix`` + their array names
-    (:func:`named`: SB3's names, so an SB3 policy's state dict reads too); raises
-    ``KeyError``/``ValueError`` naming the array that is missing or of the wrong shape."""
-    template = init_params(jax.random.PRNGKey(0), hidden)
+def params_from(arrays: dict[str, np.ndarray], hidden: list[int], where: Any, prefix: str = "",
+                privileged: bool = False) -> Params:
+    """The actor and critic of ``hidden`` layers (a privileged critic when ``privileged``) stored
+    under ``prefix`` + their array names (:func:`named`: SB3's names, so an SB3 policy's state dict
+    reads too); raises ``KeyError``/``ValueError`` naming the array that is missing or of the wrong
+    shape."""
+    template = init_params(jax.random.PRNGKey(0), hidden, privileged)
     out = {}
     for part, layers in template.items():
         rebuilt = []
@@ -142,21 +167,21 @@ def params_from(arrays: dict[str, np.ndarray], hidden: list[int], where: Any, pr
                     raise KeyError(f"{where} has no array {prefix + name}")
                 if array.shape != wanted:
                     raise ValueError(f"{where}: array {prefix + name} is {array.shape}, the network of "
-                                     f"this config needs {wanted}")
+                                     f"this config (ppo.net_arch, ppo.privileged_critic) needs {wanted}")
                 pair.append(jnp.asarray(array.T if flip else array, jnp.float32))
             rebuilt.append(tuple(pair))
         out[part] = rebuilt
     return out
 
 
-def from_arrays(arrays: dict[str, np.ndarray], hidden: list[int], where: Any
+def from_arrays(arrays: dict[str, np.ndarray], hidden: list[int], where: Any, privileged: bool = False
                 ) -> tuple[Params, dict[str, Any]]:
     """The learner and its Adam state stored by :func:`to_arrays` (errors as :func:`params_from`)."""
-    params = params_from(arrays, hidden, where)
+    params = params_from(arrays, hidden, where, privileged=privileged)
     if COUNT not in arrays:
         raise KeyError(f"{where} has no array {COUNT}")
-    opt = {"mu": params_from(arrays, hidden, where, f"{OPTIMIZER_PREFIX}mu."),
-           "nu": params_from(arrays, hidden, where, f"{OPTIMIZER_PREFIX}nu."),
+    opt = {"mu": params_from(arrays, hidden, where, f"{OPTIMIZER_PREFIX}mu.", privileged),
+           "nu": params_from(arrays, hidden, where, f"{OPTIMIZER_PREFIX}nu.", privileged),
            "count": jnp.asarray(arrays[COUNT], jnp.float32)}
     return params, opt
 

@@ -18,6 +18,11 @@ next decision. At the rollout's end each seat's trajectory is bootstrapped with 
 of that seat's own observation (:meth:`~allfours_env.batched.env.Env.observe`). Only the learner's
 decisions enter the loss (a mask over the rollout); the opponents' do not.
 
+**Privileged critic** (``ppo.privileged_critic``). The critic reads the deciding seat's observation
+followed by the cards that seat cannot see (:func:`allfours_env.batched.hidden.hidden_cards`,
+recorded with each decision as booleans), the rollout-end bootstrap of each seat likewise its own
+observation and hidden cards; the actor reads the observation only (:meth:`Learner.heads`).
+
 **Update.** ``ppo.n_epochs`` epochs of ``jax.minibatches`` shuffled minibatches; the loss is SB3's
 MaskablePPO's: clipped surrogate with per-minibatch normalised advantages, squared value error
 (``vf_coef``), entropy bonus (``ent_coef``) of the masked distribution, gradients clipped to
@@ -33,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from allfours_env import batched
+from allfours_env.batched.hidden import hidden_cards
 from allfours_env.rules import Rules
 from train.config import TrainConfig
 from train.jax import network
@@ -64,6 +70,7 @@ class Learner:
         self.hand_episodes = config.episode == "hand"
         self.ppo = config.ppo
         self.activation = config.ppo.activation
+        self.privileged = config.ppo.privileged_critic
         self.snapshots = any(k == "snapshot" for k in config.opponents.mix) or any(
             "snapshot" in stage["mix"] for stage in config.opponents.schedule)
         self._step = jax.vmap(batched.auto_reset(self.env))
@@ -86,6 +93,23 @@ class Learner:
         state = jax.vmap(self.env.init)(jax.random.split(deal_key, self.num_envs))
         return Batch(state, self.draw(seat_key, probs))
 
+    # ------------------------------------------------------------ the networks
+
+    def hidden(self, state, seat: jax.Array) -> jax.Array | None:
+        """bool[..., 212]: what ``seat`` of each game cannot see (a batch of games and seats of the
+        same leading shape), for a privileged critic; ``None`` without one."""
+        if not self.privileged:
+            return None
+        return jax.vmap(lambda s, who: hidden_cards(s, who, self.players).astype(bool))(state, seat)
+
+    def heads(self, params, obs: jax.Array, mask: jax.Array, hidden: jax.Array | None
+              ) -> tuple[jax.Array, jax.Array]:
+        """The actor's masked logits (of the observation only) and the critic's value (of the
+        observation and, with a privileged critic, the hidden cards) of a batch of decisions."""
+        logits = network.masked_logits(params["actor"], obs, mask, self.activation)
+        value = network.mlp(params["critic"], network.critic_input(obs, hidden), self.activation)[:, 0]
+        return logits, value
+
     # ------------------------------------------------------------ rollout
 
     def _rollout(self, params, snapshot, probs, batch: Batch, key: jax.Array):
@@ -96,14 +120,14 @@ class Learner:
             act_key, env_key, seat_key = jax.random.split(key, 3)
             obs, mask, seat = state.observation, state.legal_action_mask, state.current_player
             who = jnp.take_along_axis(controllers, seat[:, None], axis=1)[:, 0]
-            own = network.masked_logits(params["actor"], obs, mask, act)
+            hidden = self.hidden(state, jnp.maximum(seat, 0))
+            own, value = self.heads(params, obs, mask, hidden)
             logits = jnp.where((who == LEARNER)[:, None], own, jnp.where(mask, 0.0, -1e9))
             if self.snapshots:
                 frozen = network.masked_logits(snapshot, obs, mask, act)
                 logits = jnp.where((who == SNAPSHOT)[:, None], frozen, logits)
             action = jax.random.categorical(act_key, logits).astype(jnp.int32)
             logp = jnp.take_along_axis(jax.nn.log_softmax(own), action[:, None], axis=1)[:, 0]
-            value = network.mlp(params["critic"], obs, act)[:, 0]
             nxt, rewards, terminated, truncated = self._step(state, action,
                                                              jax.random.split(env_key, self.num_envs))
             game_end = terminated | truncated
@@ -112,11 +136,17 @@ class Learner:
             record = {"obs": obs, "mask": mask, "action": action, "logp": logp, "value": value,
                       "seat": seat, "learner": who == LEARNER, "rewards": rewards, "end": end,
                       "game_end": game_end, "learner_seats": controllers == LEARNER}
+            if hidden is not None:
+                record["hidden"] = hidden
             return Batch(nxt, jnp.where(game_end[:, None], fresh, controllers)), record
 
         batch, record = jax.lax.scan(decide, batch, jax.random.split(key, self.steps))
         every_seat = jnp.arange(self.players)
         seen = jax.vmap(lambda s: jax.vmap(lambda seat: self.env.observe(s, seat))(every_seat))(batch.state)
+        if self.privileged:
+            hidden = jax.vmap(lambda s: jax.vmap(lambda seat: hidden_cards(s, seat, self.players))(every_seat)
+                              )(batch.state)
+            seen = network.critic_input(seen, hidden)
         bootstrap = network.mlp(params["critic"], seen, act)[..., 0]  # [games, players]
         return batch, record, bootstrap
 
@@ -152,14 +182,15 @@ class Learner:
 
     def loss(self, params, data: dict[str, jax.Array]):
         """MaskablePPO's loss over the learner's decisions of a minibatch, and its metrics."""
-        ppo, act = self.ppo, self.activation
+        ppo = self.ppo
         weight = data["learner"].astype(jnp.float32)
         count = jnp.maximum(weight.sum(), 1.0)
 
         def mean(x):
             return jnp.sum(weight * x) / count
 
-        logp_all = jax.nn.log_softmax(network.masked_logits(params["actor"], data["obs"], data["mask"], act))
+        logits, value = self.heads(params, data["obs"], data["mask"], data.get("hidden"))
+        logp_all = jax.nn.log_softmax(logits)
         logp = jnp.take_along_axis(logp_all, data["action"][:, None], axis=1)[:, 0]
         adv = data["adv"]
         centred = adv - mean(adv)
@@ -168,7 +199,6 @@ class Learner:
         ratio = jnp.exp(log_ratio)
         clipped = jnp.clip(ratio, 1 - ppo.clip_range, 1 + ppo.clip_range)
         policy_loss = -mean(jnp.minimum(ratio * adv, clipped * adv))
-        value = network.mlp(params["critic"], data["obs"], act)[:, 0]
         value_loss = mean((data["returns"] - value) ** 2)
         entropy = mean(-jnp.sum(jnp.exp(logp_all) * logp_all, axis=1))
         total = policy_loss + ppo.vf_coef * value_loss - ppo.ent_coef * entropy
@@ -206,7 +236,7 @@ class Learner:
         adv = self.advantages(record, bootstrap)
         size = self.num_envs * self.steps
         data = {k: record[k].reshape(size, *record[k].shape[2:])
-                for k in ("obs", "mask", "action", "logp", "learner")}
+                for k in ("obs", "mask", "action", "logp", "learner", "hidden") if k in record}
         data["adv"] = adv.reshape(size)
         data["returns"] = (adv + record["value"]).reshape(size)
         params, opt, metrics = self.update(params, opt, data, update_key)

@@ -5,8 +5,9 @@ The same TOML config as the other backends, checked the same way (:mod:`train.co
 
 1. **Check** (one line, before anything is written): JAX installed; ``opponents.mix`` and its
    schedule name only opponents that play inside ``jit`` (``random``, ``snapshot``); the learner
-   plays its partner's seat; no privileged critic (not built for this backend);
-   a checkpoint to resume is this backend's, with this config's network.
+   plays its partner's seat; a checkpoint to resume is this backend's, with this config's network
+   (``ppo.net_arch``, ``ppo.privileged_critic``: a privileged critic also reads the hidden cards,
+   :mod:`train.jax.network`).
 2. **Warm start** (optional, ``[imitation]``): the SB3 backend's imitation of a teacher bot, whose
    fitted network becomes the learner (:mod:`train.jax.warm_start`). Then **compile**
    :class:`train.jax.ppo.Learner`'s ``iterate`` once (ahead of time, timed apart).
@@ -67,9 +68,6 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     if config.opponents.partner != "learner":
         raise ConfigError(f"opponents.partner = {config.opponents.partner!r}: --backend jax plays the "
                           f"partner's seat with the learner; set opponents.partner = \"learner\"")
-    if config.ppo.privileged_critic:
-        raise ConfigError("ppo.privileged_critic = true is not available with --backend jax (the batched "
-                          "core has no view of the hidden cards yet): set it to false")
     if checkpoint is not None:
         backend = checkpoint.meta["training"].get("backend", "sb3")
         if backend != BACKEND:
@@ -83,7 +81,8 @@ def restored(checkpoint: Checkpoint, config: TrainConfig):
     from train.jax import network
 
     try:
-        return network.from_arrays(checkpoint.arrays, list(config.ppo.net_arch), checkpoint.path)
+        return network.from_arrays(checkpoint.arrays, list(config.ppo.net_arch), checkpoint.path,
+                                   config.ppo.privileged_critic)
     except (KeyError, ValueError) as err:
         message = err.args[0] if err.args else str(err)
         raise ConfigError(f"cannot resume from {message}: the checkpoint is damaged or of another "
@@ -152,8 +151,9 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         steps, iteration = checkpoint.step, checkpoint.meta.get("iteration", 0)
         pool = snapshots_from(checkpoint)
     else:
-        params = (network.init_params(init_key, list(config.ppo.net_arch)) if fitted is None
-                  else network.params_from(fitted, list(config.ppo.net_arch), "the warm start"))
+        hidden, privileged = list(config.ppo.net_arch), config.ppo.privileged_critic
+        params = (network.init_params(init_key, hidden, privileged) if fitted is None
+                  else network.params_from(fitted, hidden, "the warm start", privileged=privileged))
         opt = network.adam_init(params)
     learner = Learner(config)
     activation = config.ppo.activation
