@@ -115,6 +115,19 @@ class Env:
         return self.core.observer.observe(state, seat)
 
 
+def random_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
+    """int32[...]: a uniformly random legal action for each mask (bool[..., 117]), as a random
+    player draws it inside ``jit``: one random integer below the count of legal actions per mask,
+    then that legal action in id order (a cumulative count) — far cheaper on CPU than
+    ``jax.random.categorical`` over 117 masked logits, which draws a random number per action. A mask
+    with no legal action (a finished game) gives action 0."""
+    mask = jnp.asarray(legal_action_mask, bool)
+    count = mask.sum(axis=-1, dtype=jnp.int32)
+    pick = jax.random.randint(key, count.shape, 0, jnp.maximum(count, 1), dtype=jnp.int32)
+    rank = jnp.cumsum(mask, axis=-1, dtype=jnp.int32)
+    return jnp.argmax(mask & (rank == (pick + 1)[..., None]), axis=-1).astype(jnp.int32)
+
+
 StepResult = tuple[State, jax.Array, jax.Array, jax.Array]
 
 

@@ -141,6 +141,23 @@ def test_vector_env_plays_numpy_actions_with_auto_reset():
         vec.step(np.zeros(3, dtype=np.int64))
 
 
+def test_random_action_is_legal_and_uniform_over_the_legal_actions():
+    masks = np.zeros((3, 117), dtype=bool)
+    masks[0, [4, 9, 116]] = True
+    masks[1, 60] = True
+    masks[2, :] = True
+    draws = jax.jit(jax.vmap(batched.random_action, in_axes=(0, None)))(
+        jax.random.split(jax.random.PRNGKey(0), 6000), jnp.asarray(masks))
+    draws = np.asarray(draws)
+    assert draws.shape == (6000, 3)
+    counts = np.bincount(draws[:, 0], minlength=117)
+    assert counts.sum() == counts[[4, 9, 116]].sum()
+    assert all(1800 < c < 2200 for c in counts[[4, 9, 116]])  # 2,000 expected each (sd ~37)
+    assert (draws[:, 1] == 60).all()
+    assert np.bincount(draws[:, 2], minlength=117).min() > 20  # every id drawn (~51 expected each)
+    assert int(batched.random_action(jax.random.PRNGKey(1), jnp.zeros(117, bool))) == 0
+
+
 def test_import_allfours_env_does_not_import_jax():
     code = ("import sys, allfours_env, allfours_env.aec; "
             "print('jax' in sys.modules, 'allfours_env.batched' in sys.modules)")
