@@ -584,9 +584,13 @@ class Core:
 
         return jax.lax.while_loop(pending, body, s)
 
-    def apply(self, s: State, action: jax.Array) -> State:
-        """The decision ``action`` of the seat to move, then chance to the next decision."""
-        s = jax.lax.switch(s.phase, self.decision_branches(), s, action)
+    def apply(self, s: State, action: jax.Array, go: jax.Array | bool = True) -> State:
+        """The decision ``action`` of the seat to move, then chance to the next decision; where
+        ``go`` is False, ``s`` unchanged (the phase with no decision: a state at a decision or over
+        waits for no chance), so that an illegal action or a finished game costs no select of the
+        whole state."""
+        phase = jnp.where(go, s.phase, OVER_P)
+        s = jax.lax.switch(phase, self.decision_branches(), s, action)
         return self.chance(s)
 
     def decision_branches(self) -> list[Callable[[State, jax.Array], State]]:
@@ -650,6 +654,15 @@ class Core:
         seat = jnp.maximum(s.current_player, 0)
         return s._replace(terminated=terminated, truncated=truncated, legal_action_mask=mask,
                           observation=self.observer.observe(s, seat))
+
+    def restart(self, s: State, where: jax.Array, key: jax.Array, dealer: jax.Array, deals: int) -> State:
+        """``s`` where ``where`` is False, else a new game about to be dealt (:meth:`blank` with
+        ``key``, ``dealer`` and ``deals`` packs dealt already), keeping ``s``'s stacked packs: only
+        the fields that :meth:`start_hand` does not set are selected, not the whole state."""
+        fresh = self.blank(key, s.stacked, dealer)._replace(deals=jnp.asarray(deals, _I))
+        fields = ("current_player", "rewards", "terminated", "truncated", "scores", "winner", "phase",
+                  "dealer", "hand_number", "key", "deals", "pending")
+        return s._replace(**{f: jnp.where(where, getattr(fresh, f), getattr(s, f)) for f in fields})
 
     def blank(self, key: jax.Array, stacked: jax.Array, dealer: jax.Array) -> State:
         """A game before its first deal (``start_hand`` fills the rest)."""

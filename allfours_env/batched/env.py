@@ -92,13 +92,12 @@ class Env:
         action = jnp.asarray(action, jnp.int32)
         known = (action >= 0) & (action < NUM_ACTIONS)
         legal = state.legal_action_mask[jnp.clip(action, 0, NUM_ACTIONS - 1)] & known
-        played = core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1))
-        seat = jnp.arange(self.num_players) == s.current_player
-        illegal = s._replace(terminated=jnp.asarray(True),
-                             rewards=jnp.where(seat, -1.0, 0.0).astype(jnp.float32))
         done = state.terminated | state.truncated
-        out = jax.tree.map(lambda a, b: jnp.where(legal, a, b), played, illegal)
-        out = jax.tree.map(lambda a, b: jnp.where(done, a, b), s, out)
+        out = core.apply(s, jnp.clip(action, 0, NUM_ACTIONS - 1), legal & ~done)
+        seat = jnp.arange(self.num_players) == s.current_player
+        illegal = ~legal & ~done
+        out = out._replace(terminated=out.terminated | illegal,
+                           rewards=jnp.where(illegal & seat, -1.0, out.rewards).astype(jnp.float32))
         if not finish:
             return out
         # A finished game keeps its view; an illegal action ends the game with the last observation.
@@ -147,9 +146,7 @@ def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], StepResult]:
         truncated = ~terminated & core.truncated(after)
         done = terminated | truncated
         dealer = jax.random.randint(dealer_key, (), 0, env.num_players, dtype=jnp.int32)
-        fresh = core.without_view(core.blank(reset_key, after.stacked, dealer))
-        fresh = fresh._replace(deals=jnp.int32(_BIG))
-        nxt = core.finish(core.chance(jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, after)))
+        nxt = core.finish(core.chance(core.restart(after, done, reset_key, dealer, _BIG)))
         return nxt, after.rewards, terminated, truncated
 
     return step
