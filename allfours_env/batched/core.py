@@ -59,7 +59,7 @@ TRUMP_BASE = 32  # scoring.TRUMP_BASE: a strength at or above it is a trump's
 _I = jnp.int32
 # Under vmap, the chance loop runs for groups of max(min, ceil(batch / divisor)) games
 # (Core.chance_of_batch).
-CHANCE_GROUP_MIN, CHANCE_GROUP_DIVISOR = 8, 16
+CHANCE_GROUP_MIN, CHANCE_GROUP_DIVISOR = 8, 32
 
 
 class State(NamedTuple):
@@ -158,8 +158,9 @@ def _card_at(place: jax.Array, position: jax.Array) -> jax.Array:
 
 
 def _where(cond: jax.Array, a: State, b: State) -> State:
-    """``a`` where ``cond`` else ``b``, field by field."""
-    return jax.tree.map(lambda x, y: jnp.where(cond, x, y), a, b)
+    """``a`` where ``cond`` else ``b``, field by field (a field that is the same array in both is
+    kept as it is, so that the callers can tell the fields a step leaves alone)."""
+    return jax.tree.map(lambda x, y: x if x is y else jnp.where(cond, x, y), a, b)
 
 
 class Core:
@@ -547,8 +548,10 @@ class Core:
             def some_games(s: State) -> State:
                 index = jnp.nonzero(waiting(s) & (s.pending == kind), size=group, fill_value=size)[0]
                 some = jax.tree.map(lambda x: x[jnp.minimum(index, size - 1)], s)
-                some = jax.vmap(branch)(some)
-                return jax.tree.map(lambda x, y: x.at[index].set(y, mode="drop"), s, some)
+                out = jax.vmap(branch)(some)
+                # Only the fields the step writes go back (a field it leaves alone is the same array).
+                return jax.tree.map(lambda x, y, z: x if z is y else x.at[index].set(z, mode="drop"),
+                                    s, some, out)
 
             def step(s: State) -> State:
                 return jax.lax.cond((waiting(s) & (s.pending == kind)).any(), some_games, lambda s: s, s)

@@ -124,6 +124,37 @@ def test_auto_reset_starts_a_new_game_when_one_ends():
     assert ended >= 1
 
 
+def test_auto_reset_deals_the_new_game_as_a_game_dealt_from_scratch():
+    """The restart keeps nothing of the finished game: the next state is the first decision of a
+    blank game dealt from the step's reset key and dealer, field for field."""
+    from allfours_env.batched.env import _BIG
+
+    env = batched.make("seven_up", 2, max_hands=1)  # every hand ends the game (truncated)
+    core = env.core
+    step = jax.jit(batched.auto_reset(env))
+
+    @jax.jit
+    def from_scratch(key, stacked):
+        _, reset_key, dealer_key = jax.random.split(key, 3)
+        dealer = jax.random.randint(dealer_key, (), 0, 2, dtype=jnp.int32)
+        blank = core.without_view(core.blank(reset_key, stacked, dealer))._replace(deals=jnp.int32(_BIG))
+        return core.finish(core.chance(blank))
+
+    state = jax.jit(env.init)(jax.random.PRNGKey(4))
+    key = jax.random.PRNGKey(8)
+    restarts = 0
+    for _ in range(60):
+        key, choose_key, step_key = jax.random.split(key, 3)
+        state, _, terminated, truncated = step(state, _random_action(choose_key, state.legal_action_mask),
+                                               step_key)
+        if bool(terminated | truncated):
+            restarts += 1
+            expected = from_scratch(step_key, state.stacked)
+            for name, x, y in zip(state._fields, state, expected):
+                assert np.array_equal(x, y), name
+    assert restarts >= 2
+
+
 def test_vector_env_plays_numpy_actions_with_auto_reset():
     vec = batched.VectorEnv("seven_up", 2, num_envs=16, seed=0)
     view = vec.reset()
