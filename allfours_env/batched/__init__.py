@@ -7,7 +7,7 @@ legal mask, rewards and hand cap. Needs the optional extra ``allfours[jax]``; ``
 never imports this package.
 """
 
-from allfours_env.batched.env import Env, State, auto_reset, make
+from allfours_env.batched.env import Env, State, auto_reset, make, random_action
 from allfours_env.batched.vector import VectorEnv
 
-__all__ = ["Env", "State", "VectorEnv", "auto_reset", "make"]
+__all__ = ["Env", "State", "VectorEnv", "auto_reset", "make", "random_action"]

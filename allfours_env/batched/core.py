@@ -59,7 +59,7 @@ TRUMP_BASE = 32  # scoring.TRUMP_BASE: a strength at or above it is a trump's
 _I = jnp.int32
 # Under vmap, the chance loop runs for groups of max(min, ceil(batch / divisor)) games
 # (Core.chance_of_batch).
-CHANCE_GROUP_MIN, CHANCE_GROUP_DIVISOR = 8, 16
+CHANCE_GROUP_MIN, CHANCE_GROUP_DIVISOR = 8, 32
 
 
 class State(NamedTuple):
@@ -158,8 +158,9 @@ def _card_at(place: jax.Array, position: jax.Array) -> jax.Array:
 
 
 def _where(cond: jax.Array, a: State, b: State) -> State:
-    """``a`` where ``cond`` else ``b``, field by field."""
-    return jax.tree.map(lambda x, y: jnp.where(cond, x, y), a, b)
+    """``a`` where ``cond`` else ``b``, field by field (a field that is the same array in both is
+    kept as it is, so that the callers can tell the fields a step leaves alone)."""
+    return jax.tree.map(lambda x, y: x if x is y else jnp.where(cond, x, y), a, b)
 
 
 class Core:
@@ -547,8 +548,10 @@ class Core:
             def some_games(s: State) -> State:
                 index = jnp.nonzero(waiting(s) & (s.pending == kind), size=group, fill_value=size)[0]
                 some = jax.tree.map(lambda x: x[jnp.minimum(index, size - 1)], s)
-                some = jax.vmap(branch)(some)
-                return jax.tree.map(lambda x, y: x.at[index].set(y, mode="drop"), s, some)
+                out = jax.vmap(branch)(some)
+                # Only the fields the step writes go back (a field it leaves alone is the same array).
+                return jax.tree.map(lambda x, y, z: x if z is y else x.at[index].set(z, mode="drop"),
+                                    s, some, out)
 
             def step(s: State) -> State:
                 return jax.lax.cond((waiting(s) & (s.pending == kind)).any(), some_games, lambda s: s, s)
@@ -584,9 +587,13 @@ class Core:
 
         return jax.lax.while_loop(pending, body, s)
 
-    def apply(self, s: State, action: jax.Array) -> State:
-        """The decision ``action`` of the seat to move, then chance to the next decision."""
-        s = jax.lax.switch(s.phase, self.decision_branches(), s, action)
+    def apply(self, s: State, action: jax.Array, go: jax.Array | bool = True) -> State:
+        """The decision ``action`` of the seat to move, then chance to the next decision; where
+        ``go`` is False, ``s`` unchanged (the phase with no decision: a state at a decision or over
+        waits for no chance), so that an illegal action or a finished game costs no select of the
+        whole state."""
+        phase = jnp.where(go, s.phase, OVER_P)
+        s = jax.lax.switch(phase, self.decision_branches(), s, action)
         return self.chance(s)
 
     def decision_branches(self) -> list[Callable[[State, jax.Array], State]]:
@@ -650,6 +657,15 @@ class Core:
         seat = jnp.maximum(s.current_player, 0)
         return s._replace(terminated=terminated, truncated=truncated, legal_action_mask=mask,
                           observation=self.observer.observe(s, seat))
+
+    def restart(self, s: State, where: jax.Array, key: jax.Array, dealer: jax.Array, deals: int) -> State:
+        """``s`` where ``where`` is False, else a new game about to be dealt (:meth:`blank` with
+        ``key``, ``dealer`` and ``deals`` packs dealt already), keeping ``s``'s stacked packs: only
+        the fields that :meth:`start_hand` does not set are selected, not the whole state."""
+        fresh = self.blank(key, s.stacked, dealer)._replace(deals=jnp.asarray(deals, _I))
+        fields = ("current_player", "rewards", "terminated", "truncated", "scores", "winner", "phase",
+                  "dealer", "hand_number", "key", "deals", "pending")
+        return s._replace(**{f: jnp.where(where, getattr(fresh, f), getattr(s, f)) for f in fields})
 
     def blank(self, key: jax.Array, stacked: jax.Array, dealer: jax.Array) -> State:
         """A game before its first deal (``start_hand`` fills the rest)."""

@@ -124,6 +124,37 @@ def test_auto_reset_starts_a_new_game_when_one_ends():
     assert ended >= 1
 
 
+def test_auto_reset_deals_the_new_game_as_a_game_dealt_from_scratch():
+    """The restart keeps nothing of the finished game: the next state is the first decision of a
+    blank game dealt from the step's reset key and dealer, field for field."""
+    from allfours_env.batched.env import _BIG
+
+    env = batched.make("seven_up", 2, max_hands=1)  # every hand ends the game (truncated)
+    core = env.core
+    step = jax.jit(batched.auto_reset(env))
+
+    @jax.jit
+    def from_scratch(key, stacked):
+        _, reset_key, dealer_key = jax.random.split(key, 3)
+        dealer = jax.random.randint(dealer_key, (), 0, 2, dtype=jnp.int32)
+        blank = core.without_view(core.blank(reset_key, stacked, dealer))._replace(deals=jnp.int32(_BIG))
+        return core.finish(core.chance(blank))
+
+    state = jax.jit(env.init)(jax.random.PRNGKey(4))
+    key = jax.random.PRNGKey(8)
+    restarts = 0
+    for _ in range(60):
+        key, choose_key, step_key = jax.random.split(key, 3)
+        state, _, terminated, truncated = step(state, _random_action(choose_key, state.legal_action_mask),
+                                               step_key)
+        if bool(terminated | truncated):
+            restarts += 1
+            expected = from_scratch(step_key, state.stacked)
+            for name, x, y in zip(state._fields, state, expected):
+                assert np.array_equal(x, y), name
+    assert restarts >= 2
+
+
 def test_vector_env_plays_numpy_actions_with_auto_reset():
     vec = batched.VectorEnv("seven_up", 2, num_envs=16, seed=0)
     view = vec.reset()
@@ -139,6 +170,23 @@ def test_vector_env_plays_numpy_actions_with_auto_reset():
     assert ended > 0
     with pytest.raises(ValueError, match="actions must be 16"):
         vec.step(np.zeros(3, dtype=np.int64))
+
+
+def test_random_action_is_legal_and_uniform_over_the_legal_actions():
+    masks = np.zeros((3, 117), dtype=bool)
+    masks[0, [4, 9, 116]] = True
+    masks[1, 60] = True
+    masks[2, :] = True
+    draws = jax.jit(jax.vmap(batched.random_action, in_axes=(0, None)))(
+        jax.random.split(jax.random.PRNGKey(0), 6000), jnp.asarray(masks))
+    draws = np.asarray(draws)
+    assert draws.shape == (6000, 3)
+    counts = np.bincount(draws[:, 0], minlength=117)
+    assert counts.sum() == counts[[4, 9, 116]].sum()
+    assert all(1800 < c < 2200 for c in counts[[4, 9, 116]])  # 2,000 expected each (sd ~37)
+    assert (draws[:, 1] == 60).all()
+    assert np.bincount(draws[:, 2], minlength=117).min() > 20  # every id drawn (~51 expected each)
+    assert int(batched.random_action(jax.random.PRNGKey(1), jnp.zeros(117, bool))) == 0
 
 
 def test_import_allfours_env_does_not_import_jax():
