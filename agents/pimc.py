@@ -7,6 +7,16 @@ with full information, and plays the action with the best average value for its 
 deal's log names the sampled hidden cards (:meth:`~allfours_env.engine.Game.with_hidden_cards`), so
 a bot playing another seat in a rollout knows only what that seat would know in that deal.
 
+**What the others' decisions tell** (``beliefs="model"``): in the beg-and-run presets a stand, a beg
+and a gift say something about the cards behind them — eldest stands on a strong trump, the dealer
+gives when the proposed suit suits it. Each sampled deal is weighted by how well it explains the
+other seats' stand/beg and gift/run decisions of the hand: the hand is dealt again from the sampled
+cards, the decisions replayed, and every one the heuristic bot (the model of the other players, as
+in the rollouts) would not have made from its sampled hand multiplies the deal's weight by
+:data:`DECISION_MISMATCH` — a soft model, so players unlike the heuristic bot leave every deal some
+weight. Once the cards were run, the hands as dealt are gone and the deals keep equal weights.
+``beliefs="uniform"`` weights every deal alike.
+
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
   (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
   With more sides (three or four players, each alone) by max-n (``opponents="max_n"``, the
@@ -17,7 +27,9 @@ a bot playing another seat in a rollout knows only what that seat would know in 
   by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
   choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
   rational dealer); a number ``p`` instead expects a gift with probability ``p`` (real dealers, bots
-  included, give more often than the worst case assumes).
+  included, give more often than the worst case assumes); ``gift_belief="model"`` lets the dealer of
+  each sampled deal answer as the heuristic bot would from its sampled hand, so a beg is worth what
+  that answer brings in that deal.
 * **Gift / run** (dealer): the gift is valued by its points plus the solved hand; the run by
   running the cards of each sampled deal (new turn-ups, their points, a thrown-in hand), letting
   every player discard by :func:`~agents.heuristic.discard_keep`, then solving.
@@ -47,12 +59,18 @@ a bot playing another seat in a rollout knows only what that seat would know in 
   face-up stock (california_jack) the plain argmax is played. ``hidden_stock="argmax"`` plays the
   plain argmax over a face-down stock too.
 
+**One kind of decision at a time** (options ``beg``, ``gift``, ``pitch`` — the first lead that
+fixes trump — and ``play``, the other cards): ``"search"`` plays the best average over the deals,
+as above; ``"heuristic"`` leaves that kind of decision to the heuristic bot (an ablation: what the
+search of that kind is worth); ``"guarded"`` keeps the heuristic bot's choice unless another action
+beats it over the same deals by :data:`EVIDENCE` standard errors of the paired difference.
+
 Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
 search plays for the game, not just the hand.
 
 Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see above; stand/beg
-and gift/run are always searched); ``samples`` (deals per decision) and ``gift_belief`` (see above),
+and gift/run follow the ``beg`` and ``gift`` options); ``beliefs`` (see above); ``samples`` (deals per decision) and ``gift_belief`` (see above),
 both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
 for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players, 20 samples
