@@ -70,8 +70,8 @@ from the current scores: a deal where a side reaches the target is worth ±10 (w
 search plays for the game, not just the hand.
 
 Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see above; stand/beg
-and gift/run follow the ``beg`` and ``gift`` options); ``beliefs`` (see above); ``samples`` (deals per decision) and ``gift_belief`` (see above),
-both ``"auto"`` by default,
+and gift/run follow the ``beg`` and ``gift`` options); ``beliefs`` (see above); ``samples``
+(deals per decision) and ``gift_belief`` (see above), both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
 for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players, 20 samples
 and 0.25 with 3 and 4 players, where a decision already takes longer; for a stock or an auction
