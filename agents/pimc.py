@@ -15,7 +15,7 @@ cards, the decisions replayed, and every one the heuristic bot (the model of the
 in the rollouts) would not have made from its sampled hand multiplies the deal's weight by
 :data:`DECISION_MISMATCH` — a soft model, so players unlike the heuristic bot leave every deal some
 weight. Once the cards were run, the hands as dealt are gone and the deals keep equal weights.
-``beliefs="uniform"`` weights every deal alike.
+``beliefs="uniform"`` weights every deal alike (the default is ``"model"``).
 
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
   (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
@@ -73,10 +73,10 @@ Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see
 and gift/run follow the ``beg`` and ``gift`` options); ``beliefs`` (see above); ``samples``
 (deals per decision) and ``gift_belief`` (see above), both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
-for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players, 20 samples
-and 0.25 with 3 and 4 players, where a decision already takes longer; for a stock or an auction
-:data:`AUTO_SAMPLES` (a rollout costs more than a solve, so fewer deals keep a decision near
-100 ms). ``max_nodes`` (node budget
+for the game's number of players — 40 samples and the heuristic dealer's answer (``"model"``) with 2
+players, 20 samples and 0.25 with 3 and 4 players, where a decision already takes longer; for a
+stock or an auction :data:`AUTO_SAMPLES` (a rollout costs more than a solve, so fewer deals keep a
+decision near 100 ms). ``max_nodes`` (node budget
 per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
 ``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
 ones start with heuristic rollouts; ``"auto"``: :data:`EXACT_CARDS` (14) with alpha-beta, and
@@ -121,7 +121,7 @@ _MAX_STEPS = 500
 AUTO = "auto"
 MODEL = "model"  # gift_belief: in each sampled deal the dealer answers a beg as the heuristic bot would
 # (samples, gift_belief) by number of players, for the options left at "auto" (module docstring).
-AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
+AUTO_SETTINGS = {2: (40, MODEL), 3: (20, 0.25), 4: (20, 0.25)}
 # Samples by trump selection and number of players where the game has no beg (a stock, an auction).
 AUTO_SAMPLES = {TrumpSelection.STOCK_TOP: {2: 8}, TrumpSelection.AUCTION: {2: 20, 3: 16, 4: 16}}
 BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would not have made
@@ -171,7 +171,7 @@ def solve_position(game: Game, side: int, max_nodes: int,
     return solver, position
 
 
-def auto_settings(rules: Rules) -> tuple[int, float]:
+def auto_settings(rules: Rules) -> tuple[int, float | str]:
     """The (samples, gift_belief) of the options left at ``"auto"`` (see the module docstring)."""
     samples, belief = AUTO_SETTINGS[rules.num_players]
     by_players = AUTO_SAMPLES.get(rules.trump_selection)
@@ -200,7 +200,7 @@ class PIMCAgent(Agent):
         gift: str = "search",
         pitch: str = "search",
         play: str = "search",
-        beliefs: str = "uniform",
+        beliefs: str = "model",
     ) -> None:
         super().__init__(seed)
         if beliefs not in BELIEF_MODES:
@@ -421,7 +421,7 @@ class PIMCAgent(Agent):
             past.apply(action)
         return weight
 
-    def settings(self, rules: Rules) -> tuple[int, float | None]:
+    def settings(self, rules: Rules) -> tuple[int, float | str | None]:
         """The (samples, gift_belief) this agent uses in a game under ``rules``: its options, with
         those left at ``"auto"`` taken from :func:`auto_settings`."""
         auto_samples, auto_belief = auto_settings(rules)
