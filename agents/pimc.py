@@ -7,6 +7,16 @@ with full information, and plays the action with the best average value for its 
 deal's log names the sampled hidden cards (:meth:`~allfours_env.engine.Game.with_hidden_cards`), so
 a bot playing another seat in a rollout knows only what that seat would know in that deal.
 
+**What the others' decisions tell** (``beliefs="model"``): in the beg-and-run presets a stand, a beg
+and a gift say something about the cards behind them — eldest stands on a strong trump, the dealer
+gives when the proposed suit suits it. Each sampled deal is weighted by how well it explains the
+other seats' stand/beg and gift/run decisions of the hand: the hand is dealt again from the sampled
+cards, the decisions replayed, and every one the heuristic bot (the model of the other players, as
+in the rollouts) would not have made from its sampled hand multiplies the deal's weight by
+:data:`DECISION_MISMATCH` — a soft model, so players unlike the heuristic bot leave every deal some
+weight. Once the cards were run, the hands as dealt are gone and the deals keep equal weights.
+``beliefs="uniform"`` weights every deal alike (the default is ``"model"``).
+
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
   (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
   With more sides (three or four players, each alone) by max-n (``opponents="max_n"``, the
@@ -17,7 +27,9 @@ a bot playing another seat in a rollout knows only what that seat would know in 
   by what the dealer is expected to do. With ``gift_belief=None`` the dealer is modelled as
   choosing, across the sampled deals, whichever of gift and run is worse for eldest on average (a
   rational dealer); a number ``p`` instead expects a gift with probability ``p`` (real dealers, bots
-  included, give more often than the worst case assumes).
+  included, give more often than the worst case assumes); ``gift_belief="model"`` lets the dealer of
+  each sampled deal answer as the heuristic bot would from its sampled hand, so a beg is worth what
+  that answer brings in that deal.
 * **Gift / run** (dealer): the gift is valued by its points plus the solved hand; the run by
   running the cards of each sampled deal (new turn-ups, their points, a thrown-in hand), letting
   every player discard by :func:`~agents.heuristic.discard_keep`, then solving.
@@ -47,18 +59,24 @@ a bot playing another seat in a rollout knows only what that seat would know in 
   face-up stock (california_jack) the plain argmax is played. ``hidden_stock="argmax"`` plays the
   plain argmax over a face-down stock too.
 
+**One kind of decision at a time** (options ``beg``, ``gift``, ``pitch`` — the first lead that
+fixes trump — and ``play``, the other cards): ``"search"`` plays the best average over the deals,
+as above; ``"heuristic"`` leaves that kind of decision to the heuristic bot (an ablation: what the
+search of that kind is worth); ``"guarded"`` keeps the heuristic bot's choice unless another action
+beats it over the same deals by :data:`EVIDENCE` standard errors of the paired difference.
+
 Values are points for the agent's side minus the other sides' mean, scored in ``scoring_order``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
 search plays for the game, not just the hand.
 
 Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see above; stand/beg
-and gift/run are always searched); ``samples`` (deals per decision) and ``gift_belief`` (see above),
-both ``"auto"`` by default,
+and gift/run follow the ``beg`` and ``gift`` options); ``beliefs`` (see above); ``samples``
+(deals per decision) and ``gift_belief`` (see above), both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
-for the game's number of players — 40 samples and a gift belief of 0.5 with 2 players, 20 samples
-and 0.25 with 3 and 4 players, where a decision already takes longer; for a stock or an auction
-:data:`AUTO_SAMPLES` (a rollout costs more than a solve, so fewer deals keep a decision near
-100 ms). ``max_nodes`` (node budget
+for the game's number of players — 40 samples and the heuristic dealer's answer (``"model"``) with 2
+players, 20 samples and 0.25 with 3 and 4 players, where a decision already takes longer; for a
+stock or an auction :data:`AUTO_SAMPLES` (a rollout costs more than a solve, so fewer deals keep a
+decision near 100 ms). ``max_nodes`` (node budget
 per solve, default 40,000; past it the search deepens trick by trick and estimates the frontier),
 ``exact_cards`` (positions with at most this many cards in all hands are solved exactly, bigger
 ones start with heuristic rollouts; ``"auto"``: :data:`EXACT_CARDS` (14) with alpha-beta, and
@@ -92,20 +110,26 @@ from allfours_env.actions import (
     is_play,
     play_action,
 )
-from allfours_env.cards import cards_of
-from allfours_env.engine import Game
-from allfours_env.events import Phase
+from allfours_env.cards import card_str, cards_of
+from allfours_env.engine import Game, stack_deck
+from allfours_env.events import EventKind, Phase
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import Rules, TrumpSelection
 from allfours_env.scoring import high_bid_after, legal_bids
 
 _MAX_STEPS = 500
 AUTO = "auto"
+MODEL = "model"  # gift_belief: in each sampled deal the dealer answers a beg as the heuristic bot would
 # (samples, gift_belief) by number of players, for the options left at "auto" (module docstring).
-AUTO_SETTINGS = {2: (40, 0.5), 3: (20, 0.25), 4: (20, 0.25)}
+AUTO_SETTINGS = {2: (40, MODEL), 3: (20, 0.25), 4: (20, 0.25)}
 # Samples by trump selection and number of players where the game has no beg (a stock, an auction).
 AUTO_SAMPLES = {TrumpSelection.STOCK_TOP: {2: 8}, TrumpSelection.AUCTION: {2: 20, 3: 16, 4: 16}}
 BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would not have made
+#: Weight of a sampled deal per stand/beg or gift/run of another seat the model would not have made.
+DECISION_MISMATCH = 0.25
+#: The values of the ``beliefs`` option: how the sampled deals are weighted (module docstring).
+BELIEF_MODES = ("uniform", "model")
+HAND_DECISIONS = (STAND, BEG, GIFT, RUN)
 EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's to replace it
 BID_MODES = ("heuristic", "search")  # the values of the ``bids`` option (module docstring)
 #: The values of the ``hidden_stock`` option: the card play over a face-down stock (module docstring).
@@ -113,6 +137,9 @@ HIDDEN_STOCK_MODES = ("guarded", "argmax")
 #: The values of the ``opponents`` option: how the solver models the other sides where there are more
 #: than two (module docstring); with two sides both are alpha-beta.
 OPPONENT_MODELS = ("max_n", "paranoid")
+#: The values of the ``beg``, ``gift``, ``pitch`` and ``play`` options: how a decision of that kind is
+#: made (module docstring).
+DECISION_MODES = ("search", "guarded", "heuristic")
 #: ``exact_cards="auto"``: solve exactly from this many cards in all hands with alpha-beta, from this
 #: many tricks (12 cards at four players, 9 at three) with max-n (module docstring).
 EXACT_CARDS = 14
@@ -144,7 +171,7 @@ def solve_position(game: Game, side: int, max_nodes: int,
     return solver, position
 
 
-def auto_settings(rules: Rules) -> tuple[int, float]:
+def auto_settings(rules: Rules) -> tuple[int, float | str]:
     """The (samples, gift_belief) of the options left at ``"auto"`` (see the module docstring)."""
     samples, belief = AUTO_SETTINGS[rules.num_players]
     by_players = AUTO_SAMPLES.get(rules.trump_selection)
@@ -169,8 +196,18 @@ class PIMCAgent(Agent):
         bids: str = "heuristic",
         hidden_stock: str = "guarded",
         opponents: str = "max_n",
+        beg: str = "search",
+        gift: str = "search",
+        pitch: str = "search",
+        play: str = "search",
+        beliefs: str = "model",
     ) -> None:
         super().__init__(seed)
+        if beliefs not in BELIEF_MODES:
+            raise ValueError(f"beliefs must be one of {', '.join(BELIEF_MODES)}, got {beliefs!r}")
+        for option, mode in (("beg", beg), ("gift", gift), ("pitch", pitch), ("play", play)):
+            if mode not in DECISION_MODES:
+                raise ValueError(f"{option} must be one of {', '.join(DECISION_MODES)}, got {mode!r}")
         if bids not in BID_MODES:
             raise ValueError(f"bids must be one of {', '.join(BID_MODES)}, got {bids!r}")
         if hidden_stock not in HIDDEN_STOCK_MODES:
@@ -186,10 +223,10 @@ class PIMCAgent(Agent):
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be None or seconds > 0, got {time_budget!r}")
         probability = isinstance(gift_belief, (int, float)) and not isinstance(gift_belief, bool)
-        if gift_belief not in (AUTO, None) and not (probability and 0.0 <= gift_belief <= 1.0):
+        if gift_belief not in (AUTO, None, MODEL) and not (probability and 0.0 <= gift_belief <= 1.0):
             raise ValueError(
-                "gift_belief must be 'auto', None (a rational dealer) or a probability 0..1, "
-                f"got {gift_belief!r}"
+                "gift_belief must be 'auto', None (a rational dealer), 'model' (the dealer answers as "
+                f"the heuristic bot would) or a probability 0..1, got {gift_belief!r}"
             )
         if exact_cards != AUTO and (not isinstance(exact_cards, int) or exact_cards < 2):
             raise ValueError(f"exact_cards must be 'auto' or a whole number >= 2, got {exact_cards!r}")
@@ -201,6 +238,8 @@ class PIMCAgent(Agent):
         self.bids = bids
         self.hidden_stock = hidden_stock
         self.opponents = opponents
+        self.beg, self.gift, self.pitch, self.play = beg, gift, pitch, play
+        self.beliefs = beliefs
         self._rollout = HeuristicAgent(seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -217,45 +256,96 @@ class PIMCAgent(Agent):
             return self._discard(view, legal)
         if view.phase == Phase.BID and self.bids == "heuristic":
             return auction_bid(view, legal, view.high_bid)
+        mode = self._mode(view)
+        if mode == "heuristic":
+            return self._rollout.act(None, view)
         samples, gift_belief = self.settings(view.rules)
         side = view.rules.side_of(view.seat)
-        totals = dict.fromkeys(legal, 0.0)
-        dealer_options = [RUN] if view.gift_blocked_after_beg() else [GIFT, RUN]
-        gift_run = dict.fromkeys(dealer_options, 0.0)
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
-        worlds = 0.0
         others_bid = any(seat != view.seat for seat, _ in view.bids)
-        # values too noisy for a plain argmax: the searched bids, and the card over a face-down stock
-        guarded = view.phase == Phase.BID or self.hidden_stock == "guarded" and self._hidden_stock(view)
+        decisions = self._hand_decisions(view) if self.beliefs == "model" else []
         per_deal: list[tuple[float, dict[int, float]]] = []  # (deal weight, value of each action)
         for _ in range(samples):
             world = view.resample(self.rng)
             weight = self._bids_weight(world, view) if others_bid else 1.0
-            worlds += weight
-            if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
-                solver, position = self._solve_position(world, side)
-                for card, value in solver.solve(*position).items():
-                    totals[play_action(card)] += weight * value
-            elif view.phase == Phase.BEG:
-                totals[STAND] += self._value_after(world, [STAND], side)
-                for action in dealer_options:
-                    gift_run[action] += self._value_after(world, [BEG, action], side)
-            elif guarded:
-                solve = view.phase != Phase.BID
-                per_deal.append((weight, {a: self._value_after(world, [a], side, solve=solve)
-                                          for a in legal}))
-            else:
-                for action in legal:
-                    totals[action] += weight * self._value_after(world, [action], side)
+            if decisions:
+                weight *= self._decisions_weight(world, view.seat, decisions)
+            per_deal.append((weight, self._deal_values(world, view, legal, side, gift_belief)))
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        if guarded:
-            return self._guarded_choice(self._rollout.act(None, view), legal, per_deal)
         if view.phase == Phase.BEG:
-            totals[BEG] = self._beg_value(gift_run, gift_belief)
+            per_deal = self._beg_deals(per_deal, gift_belief)
+        if mode == "guarded":
+            return self._guarded_choice(self._rollout.act(None, view), legal, per_deal)
+        worlds, totals = 0.0, dict.fromkeys(legal, 0.0)
+        for weight, values in per_deal:
+            worlds += weight
+            for action, value in values.items():
+                totals[action] += weight * value
         best = max(round(totals[a] / worlds, 9) for a in legal)
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
         return min(ties, key=lambda a: self._cost(a, view))
+
+    def _mode(self, view: SeatView) -> str:
+        """How this decision is made, one of :data:`DECISION_MODES`: the option of its kind (the
+        ``beg``, ``gift``, ``pitch`` and ``play`` options; the searched bids and, with
+        ``hidden_stock="guarded"``, a card over a face-down stock are guarded)."""
+        phase = view.phase
+        if phase == Phase.BID:
+            return "guarded"
+        if phase == Phase.BEG:
+            return self.beg
+        if phase == Phase.GIFT_OR_RUN:
+            return self.gift
+        if view.trump < 0:
+            return self.pitch
+        if self.play == "search" and self.hidden_stock == "guarded" and self._hidden_stock(view):
+            return "guarded"
+        return self.play
+
+    def _deal_values(self, world: Game, view: SeatView, legal: tuple[int, ...], side: int,
+                     gift_belief: float | str | None = None) -> dict[int, float]:
+        """The value for ``side`` of each legal action in the sampled deal ``world``; at the beg, of
+        standing and of each answer the dealer may give (:meth:`_beg_deals` makes the beg's), or with
+        ``gift_belief="model"`` of begging, answered as the heuristic bot would in this deal."""
+        if view.phase == Phase.PLAY and world.trump >= 0 and self._small(world):
+            solver, position = self._solve_position(world, side)
+            return {play_action(card): value for card, value in solver.solve(*position).items()}
+        if view.phase == Phase.BEG:
+            values = {STAND: self._value_after(world, [STAND], side)}
+            if gift_belief == MODEL:
+                begged = world.copy()
+                begged.apply(BEG)
+                answer = self._rollout.act(None, SeatView(begged, begged.current_player))
+                values[BEG] = self._value_after(world, [BEG, answer], side)
+                return values
+            answers = [RUN] if view.gift_blocked_after_beg() else [GIFT, RUN]
+            for answer in answers:
+                values[answer] = self._value_after(world, [BEG, answer], side)
+            return values
+        solve = view.phase != Phase.BID  # a contract is played out by rollouts (module docstring)
+        return {action: self._value_after(world, [action], side, solve=solve) for action in legal}
+
+    @staticmethod
+    def _beg_deals(per_deal: list[tuple[float, dict[int, float]]],
+                   gift_belief: float | str | None) -> list[tuple[float, dict[int, float]]]:
+        """Eldest's values of standing and begging in each deal, given how the dealer is expected to
+        answer a beg (see ``gift_belief``); a blocked gift (K8) leaves only the run. A rational
+        dealer (``None``) gives the answer worse for eldest over all the deals; with ``"model"`` each
+        deal's value of begging is already there."""
+        if gift_belief == MODEL:
+            return per_deal
+        answers = [a for a in (GIFT, RUN) if a in per_deal[0][1]]
+        if len(answers) == 1:
+            weights = {answers[0]: 1.0}
+        elif gift_belief is None:
+            worst = min(answers, key=lambda a: (sum(w * v[a] for w, v in per_deal), a))
+            weights = {worst: 1.0}
+        else:
+            weights = {GIFT: gift_belief, RUN: 1.0 - gift_belief}
+        return [(weight, {STAND: values[STAND],
+                          BEG: sum(p * values[answer] for answer, p in weights.items())})
+                for weight, values in per_deal]
 
     @staticmethod
     def _hidden_stock(view: SeatView) -> bool:
@@ -300,23 +390,44 @@ class PIMCAgent(Agent):
             high = high_bid_after(high, action)
         return weight
 
-    def settings(self, rules: Rules) -> tuple[int, float | None]:
+    @staticmethod
+    def _hand_decisions(view: SeatView) -> list[tuple[int, int]]:
+        """The stand/beg and gift/run decisions (seat, action) of this hand so far, if another seat
+        made one of them and the cards were not run (after a run the hands as dealt, on which those
+        decisions were made, are no longer known to a sampled deal); else ``[]``."""
+        decisions = [(seat, action) for kind, seat, action in view.history()
+                     if kind == EventKind.ACT and action in HAND_DECISIONS]
+        if any(action == RUN for _, action in decisions):
+            return []
+        return decisions if any(seat != view.seat for seat, _ in decisions) else []
+
+    def _decisions_weight(self, world: Game, seat: int, decisions: list[tuple[int, int]]) -> float:
+        """How well a sampled deal explains the other seats' stand/beg and gift/run ``decisions``
+        (``beliefs="model"``): the hand is dealt again from the sampled cards as dealt (no run), the
+        decisions replayed, and each decision of another seat that the heuristic bot would not have
+        made from its sampled hand multiplies the weight by :data:`DECISION_MISMATCH` — a soft
+        model, as for the bids."""
+        dealt = world.hands if world.start_hands is None else world.start_hands
+        scores = list(world.scores)
+        for _, _, side, points in world.awards[world.hand_award_start:]:
+            scores[side] -= points  # the scores when the hand was dealt
+        deck = stack_deck(world.n, world.dealer, [[card_str(c) for c in cards_of(h)] for h in dealt],
+                          turnup=card_str(world.turnups[0]), joker=world.rules.joker)
+        past = Game(world.rules, dealer=world.dealer, decks=[deck], scores=scores)
+        weight = 1.0
+        for who, action in decisions:
+            if who != seat and self._rollout.act(None, SeatView(past, who)) != action:
+                weight *= DECISION_MISMATCH
+            past.apply(action)
+        return weight
+
+    def settings(self, rules: Rules) -> tuple[int, float | str | None]:
         """The (samples, gift_belief) this agent uses in a game under ``rules``: its options, with
         those left at ``"auto"`` taken from :func:`auto_settings`."""
         auto_samples, auto_belief = auto_settings(rules)
         samples = auto_samples if self.samples == AUTO else self.samples
         belief = auto_belief if self.gift_belief == AUTO else self.gift_belief
         return samples, belief
-
-    @staticmethod
-    def _beg_value(gift_run: dict[int, float], gift_belief: float | None) -> float:
-        """Eldest's total value of begging over the deals, given how the dealer is expected to
-        answer (see ``gift_belief``); a blocked gift (K8) leaves only the run."""
-        if GIFT not in gift_run:
-            return gift_run[RUN]
-        if gift_belief is None:
-            return min(gift_run.values())
-        return gift_belief * gift_run[GIFT] + (1 - gift_belief) * gift_run[RUN]
 
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:

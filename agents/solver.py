@@ -82,6 +82,7 @@ class HandSolver:
         self._depth = 0
         self._root_cards = 0
         self.table: dict = {}
+        self._leaves: dict = {}  # the value of a finished hand, by (watched cards won, card points)
         self._captured_rules = rules.plan.high_by_captor or rules.plan.low_by_captor
         self._hands: list[int] = []
         self._live_mask = 0
@@ -90,8 +91,15 @@ class HandSolver:
     # ------------------------------------------------------------------ evaluation
 
     def _terminal(self, captured: list[int], points: list[int]) -> float:
-        """Score the finished hand by the rules (the engine's scorer) and return its value."""
-        return self._value_of(self.scorer.awards(captured, points))
+        """Score the finished hand by the rules (the engine's scorer) and return its value. The
+        score depends only on the card points and on who won the :attr:`watched` cards, so the
+        values are kept by those: many leaves of a search share them."""
+        watched = self.watched
+        key = (tuple(cards & watched for cards in captured), tuple(points))
+        value = self._leaves.get(key)
+        if value is None:
+            value = self._leaves[key] = self._value_of(self.scorer.awards(captured, points))
+        return value
 
     def _value_of(self, awards: list[Award]):
         """Apply awards in order from the current scores (R10, :func:`~allfours_env.scoring.settle`):

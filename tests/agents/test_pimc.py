@@ -243,3 +243,135 @@ def test_pimc_solves_by_max_n_only_where_every_player_is_alone(preset, players, 
         game.apply(agent.act(None, SeatView(game, game.current_player)))
     assert made and set(made) == {max_n}
     assert agent._exact_cards(Game(Rules.make(preset, players), seed=0)) == exact
+
+
+def test_pimc_rejects_an_unknown_decision_mode():
+    for option in ("beg", "gift", "pitch", "play"):
+        with pytest.raises(ValueError, match=f"{option} must be one of search, guarded, heuristic, got 'x'"):
+            make_agent(f"pimc:{option}=x")
+
+
+@pytest.mark.parametrize("preset", ["seven_up", "blind_all_fours", "auction_pitch"])
+def test_pimc_leaves_the_decisions_of_the_kinds_set_to_heuristic_to_the_heuristic(preset):
+    """``beg=heuristic`` (and ``gift``, ``pitch``, ``play``): that kind of decision is the heuristic
+    bot's own, for every position the kind covers — an ablation that swaps one kind at a time."""
+    from agents.heuristic import HeuristicAgent
+
+    heuristic = HeuristicAgent(seed=0)
+    agent = make_agent("pimc:beg=heuristic,gift=heuristic,pitch=heuristic,play=heuristic", seed=0)
+    checked = 0
+    for seed in range(3):
+        game = Game(Rules.make(preset, 2), seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over and game.hand_number < 2:
+            view = SeatView(game, game.current_player)
+            legal = view.legal_actions()
+            if len(legal) > 1 and view.phase_name in ("beg", "gift_or_run", "play"):
+                assert agent.act(None, view) == heuristic.act(None, view)
+                checked += 1
+            game.apply(rng.choice(legal))
+    assert checked > 20
+
+
+def test_pimc_guarded_play_keeps_the_heuristic_card_unless_the_deals_clearly_favour_another(monkeypatch):
+    """``play=guarded``: the heuristic's card stays unless another beats it over the same sampled
+    deals by EVIDENCE standard errors of the paired difference; with ``play=search`` the plain
+    argmax of the averages is played."""
+    from agents.heuristic import HeuristicAgent
+    from agents.pimc import PIMCAgent
+
+    game = stacked_game(hands=("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH"), turnup="8C")
+    play(game, "1:stand")
+    view = SeatView(game, 1)
+    legal = view.legal_actions()
+    default = HeuristicAgent(seed=0).act(None, view)
+    other = next(a for a in legal if a != default)
+    gains = iter([])
+
+    def deal_values(self, world, view, legal, side, gift_belief):  # ``other`` gains the next gain
+        gain = next(gains)
+        return {a: (gain if a == other else 0.0) for a in legal}
+
+    monkeypatch.setattr(PIMCAgent, "_deal_values", deal_values)
+    noisy, steady = [3.0, -2.0, 2.5, -1.5, 1.0, -0.5], [1.0, 1.2, 0.8, 1.1, 0.9, 1.0]
+    for mode, values, expected in [("guarded", noisy, default), ("guarded", steady, other),
+                                   ("search", noisy, other)]:
+        gains = iter(values)
+        assert make_agent(f"pimc:samples=6,play={mode}", seed=0).act(None, view) == expected
+
+
+def _eldest_holding(game, cards):
+    """``game`` with eldest (player_1) holding ``cards`` (text) instead, swapped with the stock."""
+    from allfours_env.cards import cards_of, mask_of, parse_cards
+
+    eldest = mask_of(parse_cards(cards))
+    pool = game.hands[1] | mask_of(game.deck[game.pos:])
+    assert eldest & pool == eldest
+    return game.with_hidden_cards({1: eldest}, {1: 0}, cards_of(pool & ~eldest), seed=0)
+
+
+@pytest.mark.parametrize("move, strong_weight, weak_weight", [
+    ("stand", 1.0, "mismatch"), ("beg", "mismatch", 1.0)])
+def test_pimc_model_beliefs_weight_a_deal_by_how_well_it_explains_eldests_stand_or_beg(
+        move, strong_weight, weak_weight):
+    """``beliefs=model``: eldest's stand (or beg) is evidence about eldest's cards. From the dealer's
+    seat, a sampled deal in which the heuristic bot as eldest would have decided the same keeps its
+    weight; one in which it would not is weighted DECISION_MISMATCH — a hand with the ace of trumps
+    explains a stand, a hand without trumps a beg."""
+    from agents.pimc import DECISION_MISMATCH, PIMCAgent
+
+    game = stacked_game(hands=("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH"), turnup="8C")
+    play(game, f"1:{move}")
+    if move == "beg":
+        play(game, "0:gift")
+    agent = PIMCAgent(seed=0, beliefs="model")
+    decisions = agent._hand_decisions(SeatView(game, 0))
+    assert decisions == [(1, str_to_action(move))] + ([(0, str_to_action("gift"))] if move == "beg" else [])
+    expected = {1.0: 1.0, "mismatch": DECISION_MISMATCH}
+    strong = _eldest_holding(game, "AC JC QC 2C AS AH")
+    weak = _eldest_holding(game, "3H 4H 5H 6S 7S 9S")
+    assert agent._decisions_weight(strong, 0, decisions) == expected[strong_weight]
+    assert agent._decisions_weight(weak, 0, decisions) == expected[weak_weight]
+    assert agent._hand_decisions(SeatView(game, 1)) == ([] if move == "stand" else decisions)
+
+
+def test_pimc_model_beliefs_ignore_the_decisions_of_a_hand_whose_cards_were_run():
+    from agents.pimc import PIMCAgent
+
+    game = stacked_game(hands=("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH"), turnup="8C",
+                        runs=[(("2D 3H 4H", "5D 6D 7D"), "9H")])
+    play(game, "1:beg", "0:run")
+    assert PIMCAgent._hand_decisions(SeatView(game, 0)) == []
+
+
+def test_pimc_rejects_an_unknown_beliefs_mode():
+    with pytest.raises(ValueError, match="beliefs must be one of uniform, model, got 'psychic'"):
+        make_agent("pimc:beliefs=psychic")
+
+
+def test_pimc_model_gift_belief_values_a_beg_by_the_answer_the_heuristic_dealer_gives_in_each_deal(
+        monkeypatch):
+    """``gift_belief=model``: in each sampled deal, begging is worth what the dealer's answer there —
+    the heuristic bot's gift or run from the sampled dealer's hand — brings; no fixed probability."""
+    from agents.heuristic import HeuristicAgent
+    from agents.pimc import PIMCAgent
+
+    calls = []
+    real = PIMCAgent._value_after
+
+    def spy(self, world, actions, side, solve=True):
+        calls.append((world, list(actions)))
+        return real(self, world, actions, side, solve)
+
+    monkeypatch.setattr(PIMCAgent, "_value_after", spy)
+    game = stacked_game(hands=("KC 4C AD KH 5S 3D", "JC 2C TD TH AS QH"), turnup="8C")
+    make_agent("pimc:samples=16,gift_belief=model", seed=0).act(None, SeatView(game, 1))
+    begs = [(world, actions[1]) for world, actions in calls if actions[0] == str_to_action("beg")]
+    assert len(begs) == 16 and len(calls) == 32  # one stand and one answered beg per deal
+    answers = set()
+    for world, answer in begs:
+        begged = world.copy()
+        begged.apply(str_to_action("beg"))
+        assert answer == HeuristicAgent(seed=0).act(None, SeatView(begged, 0))
+        answers.add(answer)
+    assert len(answers) == 2  # the sampled dealers differ: some give, some run
