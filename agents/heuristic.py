@@ -605,7 +605,8 @@ def _deny(num_sides: int) -> float:
 
 def _net(p: float, deny: float) -> float:
     """The expected net of a stake that our side wins with chance ``p`` and one other side wins
-    otherwise, each lost unit counting ``deny``."""
+    otherwise, each lost unit counting ``deny``. With ``deny == 1`` it is written ``2p - 1``, the
+    two-sided formula as it always was, so two-sided decisions stay the same to the last bit."""
     return 2 * p - 1 if deny == 1.0 else p - (1 - p) * deny
 
 
