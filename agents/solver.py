@@ -22,7 +22,7 @@ estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 
 from __future__ import annotations
 
-from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, RANK_OF, RANKS, SUIT_OF
+from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, RANK_OF, RANKS, SUIT_MASKS, SUIT_OF
 from allfours_env.engine import Game
 from allfours_env.scoring import (
     Award,
@@ -83,7 +83,11 @@ class HandSolver:
         self._root_cards = 0
         self.table: dict = {}
         self._leaves: dict = {}  # the value of a finished hand, by (watched cards won, card points)
-        self._captured_rules = rules.plan.high_by_captor or rules.plan.low_by_captor
+        captured_rules = rules.plan.high_by_captor or rules.plan.low_by_captor
+        # The cards that may play like a neighbour (:meth:`_ordered`): not the joker, not a card scored
+        # by its captor, not a trump under a ``captured`` High/Low rule.
+        self._can_touch = ((1 << NUM_CARD_IDS) - 1) & ~(1 << JOKER) & ~self.captor_cards & ~(
+            SUIT_MASKS[self.trump] if captured_rules else 0)
         self._hands: list[int] = []
         self._live_mask = 0
         self._gone = 0
@@ -234,8 +238,19 @@ class HandSolver:
         run). Leading, high trumps come first; when following, a partner's winning trick gets the
         counting cards, otherwise the cheapest
         winning card comes first, then the cheapest loser."""
-        live = self._live_mask & ~self._gone
-        hand = self._hands[seat]
+        if not trick:
+            return self._distinct(moves, seat)
+        strength = self._strengths[self._suit[trick[0][1]]]
+        win_seat, win_key = trick[strongest([c for _, c in trick], strength)][0], -1
+        for _, c in trick:
+            win_key = max(win_key, strength[c])
+        return self._follow_order(self._distinct(moves, seat), strength, win_seat, win_key, seat)
+
+    def _distinct(self, moves: int, seat: int) -> list[int]:
+        """The distinct cards of ``moves`` (see :meth:`_ordered`), trumps first, each group from the
+        highest card down."""
+        blockers = self._live_mask & ~self._gone & ~self._hands[seat]  # in play elsewhere
+        can_touch = self._can_touch
         distinct = []
         trumps = moves & self.trump_mask
         for group in (trumps, moves ^ trumps):
@@ -243,17 +258,19 @@ class HandSolver:
             while group:
                 card = group.bit_length() - 1
                 group ^= 1 << card
-                if previous < 0 or not self._touching(previous, card, hand, live):
+                if (previous < 0 or not can_touch >> card & 1 or not can_touch >> previous & 1
+                        or SUIT_OF[previous] != SUIT_OF[card] or _POINTS[previous] != _POINTS[card]
+                        or blockers & ((1 << previous) - (2 << card))):
                     distinct.append(card)
                 previous = card
-        if not trick or len(distinct) < 2:
+        return distinct
+
+    def _follow_order(self, distinct: list[int], strength, win_seat: int, win_key: int,
+                      seat: int) -> list[int]:
+        """The following cards of :meth:`_ordered` in search order, the trick won so far by
+        ``win_seat`` with a card of strength ``win_key``."""
+        if len(distinct) < 2:
             return distinct
-        strength = self._strengths[self._suit[trick[0][1]]]
-        win_seat, win_key = -1, -1
-        for s, c in trick:
-            key = strength[c]
-            if key > win_key:
-                win_seat, win_key = s, key
         winners, losers = [], []
         for card in distinct:
             key = strength[card]
@@ -270,13 +287,9 @@ class HandSolver:
 
     def _touching(self, upper: int, lower: int, hand: int, live: int) -> bool:
         """True if ``lower`` plays exactly like ``upper`` (both in ``hand``, same suit)."""
-        if upper == JOKER or lower == JOKER:
+        if not (self._can_touch >> upper & 1 and self._can_touch >> lower & 1):
             return False
         if SUIT_OF[upper] != SUIT_OF[lower] or _POINTS[upper] != _POINTS[lower]:
-            return False
-        if (1 << upper | 1 << lower) & self.captor_cards:  # the jack (the nine, RD28): it scores
-            return False
-        if self._captured_rules and SUIT_OF[upper] == self.trump:
             return False
         between = ((1 << upper) - 1) ^ ((1 << (lower + 1)) - 1)
         return not (live & between & ~hand)
@@ -315,29 +328,56 @@ class HandSolver:
                     continue
         return out
 
+    # The search proper. A trick in progress travels as the cards played (``played``), the suit led's
+    # strength table, the seat winning it so far and its card's strength, the trick's cards and card
+    # points; the position (hands, cards and points won, cards gone) is kept on the solver and undone
+    # after each move.
+
+    def _trick_state(self, trick: list[tuple[int, int]]) -> tuple:
+        """The state of ``trick`` as the search passes it on (see above); ``led`` is -1 and
+        ``win_seat`` -1 before the lead."""
+        if not trick:
+            return 0, -1, -1, -1, 0, 0
+        led = self._suit[trick[0][1]]
+        strength = self._strengths[led]
+        win_seat, win_key, bits, gained = -1, -1, 0, 0
+        for seat, card in trick:
+            if strength[card] > win_key:  # the first of equally strong cards wins (strongest)
+                win_seat, win_key = seat, strength[card]
+            bits |= 1 << card
+            gained += _POINTS[card]
+        return len(trick), led, win_seat, win_key, bits, gained
+
     def _after_card(
         self, seat: int, card: int, trick: list[tuple[int, int]], alpha: float, beta: float
-    ) -> float:
+    ):
         """Play ``card`` for ``seat`` on ``trick`` and return the value of the position after it."""
+        return self._after(seat, card, *self._trick_state(trick), alpha, beta)
+
+    def _after(self, seat: int, card: int, played: int, led: int, win_seat: int, win_key: int, bits: int,
+               gained: int, alpha: float, beta: float):
+        """Play ``card`` for ``seat`` on a trick (``played`` cards in it, see above) and return the
+        value of the position after it: the next seat follows, or the trick's winner takes it and
+        leads."""
         hands = self._hands
         hands[seat] ^= 1 << card
-        trick = trick + [(seat, card)]
+        if not played:
+            led = self._suit[card]
+        key = self._strengths[led][card]
+        if key > win_key:
+            win_seat, win_key = seat, key
+        bits |= 1 << card
+        gained += _POINTS[card]
         try:
-            if len(trick) < self.n:
-                return self._node((seat + 1) % self.n, trick, alpha, beta)
-            strength = self._strengths[self._suit[trick[0][1]]]
-            winner = trick[strongest([c for _, c in trick], strength)][0]
-            side = self.sides[winner]
-            gained = 0
-            bits = 0
-            for _, c in trick:
-                gained += _POINTS[c]
-                bits |= 1 << c
+            if played + 1 < self.n:
+                return self._turn((seat + 1) % self.n, played + 1, led, win_seat, win_key, bits, gained,
+                                  alpha, beta)
+            side = self.sides[win_seat]
             self._captured[side] |= bits
             self._points[side] += gained
             self._gone |= bits
             try:
-                return self._node(winner, [], alpha, beta)
+                return self._lead_node(win_seat, alpha, beta)
             finally:
                 self._captured[side] ^= bits
                 self._points[side] -= gained
@@ -346,33 +386,113 @@ class HandSolver:
             hands[seat] ^= 1 << card
 
     def _node(self, seat: int, trick: list[tuple[int, int]], alpha: float, beta: float):
+        """The value of the position with ``seat`` to play to ``trick``."""
+        if trick:
+            return self._turn(seat, *self._trick_state(trick), alpha, beta)
+        return self._lead_node(seat, alpha, beta)
+
+    def _lead_node(self, seat: int, alpha: float, beta: float):
+        """The value of the position with ``seat`` to lead (a trick boundary, where the transposition
+        table is kept)."""
         hands = self._hands
-        if not trick:
-            if not hands[seat]:
-                return self._terminal(self._captured, self._points)
-            if self._root_cards - hands[seat].bit_count() >= self._depth:
-                return self.estimate(hands, self._captured, self._points)
+        hand = hands[seat]
+        if not hand:
+            return self._terminal(self._captured, self._points)
+        if self._root_cards - hand.bit_count() >= self._depth:
+            return self.estimate(hands, self._captured, self._points)
         self.nodes += 1
         if self.nodes > self.max_nodes and self._depth > 0:
             raise BudgetExceeded
-        key = None
-        if not trick:
-            watched = self.watched
-            key = (tuple(hands), seat, tuple(self._points), tuple(c & watched for c in self._captured))
-            entry = self.table.get(key)
-            if entry is not None and self.max_n:
+        watched = self.watched
+        key = (tuple(hands), seat, tuple(self._points), tuple([c & watched for c in self._captured]))
+        entry = self.table.get(key)
+        if entry is not None:
+            if self.max_n:
                 return entry
-            if entry is not None:
-                value, flag = entry
-                if flag == 0 or (flag > 0 and value >= beta) or (flag < 0 and value <= alpha):
-                    return value
+            value, flag = entry
+            if flag == 0 or (flag > 0 and value >= beta) or (flag < 0 and value <= alpha):
+                return value
+        if hand & (hand - 1) == 0 and all(h and h & (h - 1) == 0 for h in hands):
+            best = self._last_trick(seat)
+            if not self.max_n:  # each forced node of the trick bounds its value as the search does
+                for i in range(self.n - 1, -1, -1):
+                    if self.sides[(seat + i) % self.n] == self.side:
+                        best = best if best > -WIN - 1 else -WIN - 1
+                    else:
+                        best = best if best < WIN + 1 else WIN + 1
+        else:
+            best = self._turn(seat, 0, -1, -1, -1, 0, 0, alpha, beta, self._distinct(hand, seat))
         if self.max_n:
-            return self._max_n_node(seat, trick, key)
+            self.table[key] = best
+        else:
+            flag = 0
+            if best <= alpha:
+                flag = -1  # an upper bound
+            elif best >= beta:
+                flag = 1  # a lower bound
+            self.table[key] = (best, flag)
+        return best
+
+    def _last_trick(self, seat: int):
+        """The value of the last trick, led by ``seat``, every hand holding one card: each play is
+        forced, so it is scored directly (counted as the ``n`` nodes a search of it visits)."""
+        self.nodes += self.n - 1
+        if self.nodes > self.max_nodes and self._depth > 0:
+            self.nodes = self.max_nodes + 1  # where the search one node at a time stops
+            raise BudgetExceeded
+        hands, n = self._hands, self.n
+        lead = hands[seat].bit_length() - 1
+        strength = self._strengths[self._suit[lead]]
+        win_seat, win_key, bits = seat, strength[lead], 0
+        for i in range(1, n):
+            card = hands[(seat + i) % n].bit_length() - 1
+            if strength[card] > win_key:
+                win_seat, win_key = (seat + i) % n, strength[card]
+        gained = 0
+        for h in hands:
+            bits |= h
+            gained += _POINTS[h.bit_length() - 1]
+        side = self.sides[win_seat]
+        captured, points = self._captured[:], self._points[:]
+        captured[side] |= bits
+        points[side] += gained
+        return self._terminal(captured, points)
+
+    def _turn(self, seat: int, played: int, led: int, win_seat: int, win_key: int, bits: int, gained: int,
+              alpha: float, beta: float, cards: list[int] | None = None):
+        """The value of the position with ``seat`` to play to a trick (see above): the best of
+        ``cards`` for its side — by alpha-beta (the solving side maximises, the others minimise) or
+        by max-n (the value vector best for the side of ``seat``, ties broken by
+        :func:`max_n_preferred`, so the order of the cards does not matter). A follower's ``cards``
+        (``None``) are its legal cards in search order, and its node is counted here; a leader's
+        come from :meth:`_lead_node`."""
+        if cards is None:
+            self.nodes += 1
+            if self.nodes > self.max_nodes and self._depth > 0:
+                raise BudgetExceeded
+            strength = self._strengths[led]
+            moves = follow_plays(self._hands[seat], led, self.trump, self.trump_mask, strength,
+                                 win_key if self.undertrump_banned else 0, self.undertrump_banned)
+            if moves & (moves - 1) == 0:
+                cards = [moves.bit_length() - 1]
+            elif self.max_n:
+                cards = self._distinct(moves, seat)
+            else:
+                cards = self._follow_order(self._distinct(moves, seat), strength, win_seat, win_key, seat)
+        after = self._after
+        if self.max_n:
+            mover, side = self.sides[seat], self.side
+            best = None
+            for card in cards:
+                value = after(seat, card, played, led, win_seat, win_key, bits, gained, 0.0, 0.0)
+                if best is None or value[mover] > best[mover] or (
+                        value[mover] == best[mover] and max_n_preferred(value, best, side)):
+                    best = value
+            return best
         maximizing = self.sides[seat] == self.side
         best = -WIN - 1 if maximizing else WIN + 1
-        a0, b0 = alpha, beta
-        for card in self._ordered(self.legal(hands[seat], trick), trick, seat):
-            value = self._after_card(seat, card, trick, alpha, beta)
+        for card in cards:
+            value = after(seat, card, played, led, win_seat, win_key, bits, gained, alpha, beta)
             if maximizing:
                 if value > best:
                     best = value
@@ -385,25 +505,4 @@ class HandSolver:
                     beta = best
             if alpha >= beta:
                 break
-        if key is not None:
-            flag = 0
-            if best <= a0:
-                flag = -1  # an upper bound
-            elif best >= b0:
-                flag = 1  # a lower bound
-            self.table[key] = (best, flag)
-        return best
-
-    def _max_n_node(self, seat: int, trick: list[tuple[int, int]], key) -> tuple[float, ...]:
-        """Max-n: the value vector of the card best for the side of ``seat`` (ties broken by
-        :func:`max_n_preferred`), stored under ``key`` (a trick boundary) when there is one."""
-        mover, side = self.sides[seat], self.side
-        best = None
-        for card in self._ordered(self.legal(self._hands[seat], trick), trick, seat):
-            value = self._after_card(seat, card, trick, 0.0, 0.0)
-            if best is None or value[mover] > best[mover] or (
-                    value[mover] == best[mover] and max_n_preferred(value, best, side)):
-                best = value
-        if key is not None:
-            self.table[key] = best
         return best
