@@ -17,6 +17,7 @@ the stock's known top card, and returns a full :class:`~allfours_env.engine.Game
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from math import factorial
 
 from allfours_env.actions import PLAYED_CARD, is_play
@@ -309,52 +310,15 @@ def _draw_hands(
         return hands, cards[start:]
 
     types = sorted(groups.items())  # (allowed-hands bit set, cards)
-    memo: dict[tuple[int, tuple[int, ...]], int] = {}
-
-    def splits(t: int, caps: tuple[int, ...]):
-        """Every way to send type ``t``'s cards to its allowed hands: (counts, multinomial)."""
-        allowed, cards = types[t]
-        slots = [i for i in range(k) if allowed >> i & 1]
-        total = len(cards)
-
-        def rec(j: int, left: int, counts: list[int]):
-            if j == len(slots):
-                yield tuple(counts), left
-                return
-            i = slots[j]
-            for x in range(min(caps[i], left) + 1):
-                counts[i] = x
-                yield from rec(j + 1, left - x, counts)
-            counts[i] = 0
-
-        for counts, to_pool in rec(0, total, [0] * k):
-            ways = factorial(total) // factorial(to_pool)
-            for x in counts:
-                ways //= factorial(x)
-            yield counts, ways
-
-    def count(t: int, caps: tuple[int, ...]) -> int:
-        if t == len(types):
-            return 1 if not any(caps) else 0
-        key = (t, caps)
-        if key not in memo:
-            memo[key] = sum(
-                ways * count(t + 1, tuple(c - x for c, x in zip(caps, counts)))
-                for counts, ways in splits(t, caps)
-            )
-        return memo[key]
-
+    shapes = tuple((allowed, len(cards)) for allowed, cards in types)
     caps = tuple(sizes)
-    if count(0, caps) == 0:
+    if _count_splits(shapes, k, 0, caps) == 0:
         raise ValueError("no deal is consistent with this seat's knowledge (inconsistent voids)")
     hands: list[list[int]] = [[] for _ in range(k)]
     pool: list[int] = []
     for t in range(len(types)):
-        options = [
-            (counts, ways * count(t + 1, tuple(c - x for c, x in zip(caps, counts))))
-            for counts, ways in splits(t, caps)
-        ]
-        pick = rng.randrange(sum(w for _, w in options))
+        options, total = _split_options(shapes, k, t, caps)
+        pick = rng.randrange(total)
         for option, weight in options:  # noqa: B007 (the chosen option is used after the loop)
             if pick < weight:
                 break
@@ -367,5 +331,55 @@ def _draw_hands(
             hands[i].extend(cards[start : start + x])
             start += x
         pool.extend(cards[start:])
-        caps = tuple(c - x for c, x in zip(caps, counts))
+        caps = _less(caps, counts)
     return hands, pool
+
+
+def _type_splits(shape: tuple[int, int], k: int, caps: tuple[int, ...]):
+    """Every way to send the cards of one type (``shape``: its allowed-hands bit set, its number of
+    cards) to its allowed hands, hand ``i`` taking at most ``caps[i]``, the rest to the pool:
+    (counts by hand, the number of ways to choose those cards)."""
+    allowed, total = shape
+    slots = [i for i in range(k) if allowed >> i & 1]
+
+    def rec(j: int, left: int, counts: list[int]):
+        if j == len(slots):
+            yield tuple(counts), left
+            return
+        i = slots[j]
+        for x in range(min(caps[i], left) + 1):
+            counts[i] = x
+            yield from rec(j + 1, left - x, counts)
+        counts[i] = 0
+
+    for counts, to_pool in rec(0, total, [0] * k):
+        ways = factorial(total) // factorial(to_pool)
+        for x in counts:
+            ways //= factorial(x)
+        yield counts, ways
+
+
+@lru_cache(maxsize=1 << 16)
+def _count_splits(shapes: tuple[tuple[int, int], ...], k: int, t: int, caps: tuple[int, ...]) -> int:
+    """How many ways the cards of types ``t``, ``t + 1``, ... (``shapes``) fill hands of exactly
+    ``caps`` cards, the rest going to the pool. Kept between calls: the deals drawn for one decision
+    share their shapes."""
+    if t == len(shapes):
+        return 1 if not any(caps) else 0
+    return sum(ways * _count_splits(shapes, k, t + 1, _less(caps, counts))
+               for counts, ways in _type_splits(shapes[t], k, caps))
+
+
+@lru_cache(maxsize=1 << 12)
+def _split_options(shapes: tuple[tuple[int, int], ...], k: int, t: int,
+                   caps: tuple[int, ...]) -> tuple[tuple[tuple[tuple[int, ...], int], ...], int]:
+    """The ways to split type ``t``'s cards with hands still to fill to ``caps``, each with the
+    number of whole deals it leads to, and their total (:func:`_draw_hands` draws one by weight)."""
+    options = tuple((counts, ways * _count_splits(shapes, k, t + 1, _less(caps, counts)))
+                    for counts, ways in _type_splits(shapes[t], k, caps))
+    return options, sum(weight for _, weight in options)
+
+
+def _less(caps: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int, ...]:
+    """What each hand still takes after ``counts`` more cards."""
+    return tuple(c - x for c, x in zip(caps, counts))

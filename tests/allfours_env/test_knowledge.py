@@ -7,9 +7,16 @@ from collections import Counter
 import pytest
 
 from allfours_env import Game, Rules, str_to_action
-from allfours_env.cards import parse_card
+from allfours_env.cards import mask_of, parse_card
 from allfours_env.engine import stack_deck
-from allfours_env.knowledge import SeatView, _draw_hands, known_voids, played_cards
+from allfours_env.knowledge import (
+    SeatView,
+    _count_splits,
+    _draw_hands,
+    _split_options,
+    known_voids,
+    played_cards,
+)
 from conftest import play, stacked_game
 
 
@@ -86,6 +93,28 @@ def test_draw_hands_is_uniform_over_consistent_splits():
     chi2 = sum((counts[k] - expected) ** 2 / expected for k in support)
     dof = len(support) - 1
     assert chi2 < dof + 5 * (2 * dof) ** 0.5  # far beyond the 99.9th percentile would fail
+
+
+def test_draw_hands_draws_the_same_deals_whether_its_split_counts_are_kept_or_not():
+    hidden = list(range(0, 40, 2))
+    sizes = [5, 4, 6]
+    forbidden = [mask_of(hidden[:6]), mask_of(hidden[4:9]), mask_of(hidden[12:15])]
+    runs = []
+    for keep in (False, True):
+        rng = random.Random(3)
+        draws = []
+        for _ in range(10):
+            if not keep:  # every draw counts its splits afresh
+                _count_splits.cache_clear()
+                _split_options.cache_clear()
+            draws.append(_draw_hands(hidden, sizes, forbidden, rng))
+        runs.append(draws)
+    assert runs[0] == runs[1]
+    assert len({str(d) for d in runs[0]}) > 1
+    for hands, pool in runs[0]:
+        assert [len(h) for h in hands] == sizes
+        assert not any(mask_of(h) & f for h, f in zip(hands, forbidden))
+        assert sorted(sum(hands, []) + pool) == hidden
 
 
 def test_draw_hands_reports_impossible_constraints():
