@@ -22,6 +22,8 @@ estimate, so big hands (Trinidad, three or four players, runs) stay affordable.
 
 from __future__ import annotations
 
+from math import inf
+
 from allfours_env.cards import CARD_GAME_POINTS, JOKER, NUM_CARD_IDS, RANK_OF, RANKS, SUIT_MASKS, SUIT_OF
 from allfours_env.engine import Game
 from allfours_env.scoring import (
@@ -328,14 +330,14 @@ class HandSolver:
                     continue
         return out
 
-    # The search proper. A trick in progress travels as the cards played (``played``), the suit led's
-    # strength table, the seat winning it so far and its card's strength, the trick's cards and card
-    # points; the position (hands, cards and points won, cards gone) is kept on the solver and undone
-    # after each move.
+    # The search proper. A trick in progress travels as the number of cards played to it
+    # (``played``), the suit led (``led``), the seat winning it so far and its card's strength
+    # (``win_seat``, ``win_key``), its cards (``bits``) and their card points (``gained``); the position
+    # (hands, cards and points won, cards gone) is kept on the solver and undone after each move.
 
     def _trick_state(self, trick: list[tuple[int, int]]) -> tuple:
-        """The state of ``trick`` as the search passes it on (see above); ``led`` is -1 and
-        ``win_seat`` -1 before the lead."""
+        """The state of ``trick`` as the search passes it on (see above); ``led``, ``win_seat`` and
+        ``win_key`` are -1 before the lead."""
         if not trick:
             return 0, -1, -1, -1, 0, 0
         led = self._suit[trick[0][1]]
@@ -352,38 +354,7 @@ class HandSolver:
         self, seat: int, card: int, trick: list[tuple[int, int]], alpha: float, beta: float
     ):
         """Play ``card`` for ``seat`` on ``trick`` and return the value of the position after it."""
-        return self._after(seat, card, *self._trick_state(trick), alpha, beta)
-
-    def _after(self, seat: int, card: int, played: int, led: int, win_seat: int, win_key: int, bits: int,
-               gained: int, alpha: float, beta: float):
-        """Play ``card`` for ``seat`` on a trick (``played`` cards in it, see above) and return the
-        value of the position after it: the next seat follows, or the trick's winner takes it and
-        leads."""
-        hands = self._hands
-        hands[seat] ^= 1 << card
-        if not played:
-            led = self._suit[card]
-        key = self._strengths[led][card]
-        if key > win_key:
-            win_seat, win_key = seat, key
-        bits |= 1 << card
-        gained += _POINTS[card]
-        try:
-            if played + 1 < self.n:
-                return self._turn((seat + 1) % self.n, played + 1, led, win_seat, win_key, bits, gained,
-                                  alpha, beta)
-            side = self.sides[win_seat]
-            self._captured[side] |= bits
-            self._points[side] += gained
-            self._gone |= bits
-            try:
-                return self._lead_node(win_seat, alpha, beta)
-            finally:
-                self._captured[side] ^= bits
-                self._points[side] -= gained
-                self._gone ^= bits
-        finally:
-            hands[seat] ^= 1 << card
+        return self._turn(seat, *self._trick_state(trick), alpha, beta, [card], inf)
 
     def _node(self, seat: int, trick: list[tuple[int, int]], alpha: float, beta: float):
         """The value of the position with ``seat`` to play to ``trick``."""
@@ -412,7 +383,7 @@ class HandSolver:
             value, flag = entry
             if flag == 0 or (flag > 0 and value >= beta) or (flag < 0 and value <= alpha):
                 return value
-        if hand & (hand - 1) == 0 and all(h and h & (h - 1) == 0 for h in hands):
+        if hand & (hand - 1) == 0 and all(hands) and sum(map(int.bit_count, hands)) == self.n:
             best = self._last_trick(seat)
             if not self.max_n:  # each forced node of the trick bounds its value as the search does
                 for i in range(self.n - 1, -1, -1):
@@ -443,12 +414,11 @@ class HandSolver:
         hands, n = self._hands, self.n
         lead = hands[seat].bit_length() - 1
         strength = self._strengths[self._suit[lead]]
-        win_seat, win_key, bits = seat, strength[lead], 0
+        win_seat, win_key, bits, gained = seat, strength[lead], 0, 0
         for i in range(1, n):
             card = hands[(seat + i) % n].bit_length() - 1
             if strength[card] > win_key:
                 win_seat, win_key = (seat + i) % n, strength[card]
-        gained = 0
         for h in hands:
             bits |= h
             gained += _POINTS[h.bit_length() - 1]
@@ -459,19 +429,22 @@ class HandSolver:
         return self._terminal(captured, points)
 
     def _turn(self, seat: int, played: int, led: int, win_seat: int, win_key: int, bits: int, gained: int,
-              alpha: float, beta: float, cards: list[int] | None = None):
+              alpha: float, beta: float, cards: list[int] | None = None, limit: float = WIN + 1):
         """The value of the position with ``seat`` to play to a trick (see above): the best of
-        ``cards`` for its side — by alpha-beta (the solving side maximises, the others minimise) or
-        by max-n (the value vector best for the side of ``seat``, ties broken by
-        :func:`max_n_preferred`, so the order of the cards does not matter). A follower's ``cards``
-        (``None``) are its legal cards in search order, and its node is counted here; a leader's
-        come from :meth:`_lead_node`."""
+        ``cards`` for its side — by alpha-beta (the solving side maximises, the others minimise; the
+        value is kept within ``limit``, the window the search starts with) or by max-n (the value
+        vector best for the side of ``seat``, ties broken by :func:`max_n_preferred`, so the order of
+        the cards does not matter). A follower's ``cards`` (``None``) are its legal cards in search
+        order, and its node is counted here; a leader's come from :meth:`_lead_node`. Each card is
+        played, the next seat follows, or the trick's winner takes it and leads."""
+        hands = self._hands
+        hand = hands[seat]
         if cards is None:
             self.nodes += 1
             if self.nodes > self.max_nodes and self._depth > 0:
                 raise BudgetExceeded
             strength = self._strengths[led]
-            moves = follow_plays(self._hands[seat], led, self.trump, self.trump_mask, strength,
+            moves = follow_plays(hand, led, self.trump, self.trump_mask, strength,
                                  win_key if self.undertrump_banned else 0, self.undertrump_banned)
             if moves & (moves - 1) == 0:
                 cards = [moves.bit_length() - 1]
@@ -479,20 +452,47 @@ class HandSolver:
                 cards = self._distinct(moves, seat)
             else:
                 cards = self._follow_order(self._distinct(moves, seat), strength, win_seat, win_key, seat)
-        after = self._after
-        if self.max_n:
-            mover, side = self.sides[seat], self.side
+        n, suits, strengths = self.n, self._suit, self._strengths
+        following = played + 1 < n
+        max_n = self.max_n
+        if max_n:
+            mover = self.sides[seat]
             best = None
-            for card in cards:
-                value = after(seat, card, played, led, win_seat, win_key, bits, gained, 0.0, 0.0)
-                if best is None or value[mover] > best[mover] or (
-                        value[mover] == best[mover] and max_n_preferred(value, best, side)):
-                    best = value
-            return best
-        maximizing = self.sides[seat] == self.side
-        best = -WIN - 1 if maximizing else WIN + 1
+        else:
+            maximizing = self.sides[seat] == self.side
+            best = -limit if maximizing else limit
         for card in cards:
-            value = after(seat, card, played, led, win_seat, win_key, bits, gained, alpha, beta)
+            card_led = led if played else suits[card]
+            key = strengths[card_led][card]
+            if key > win_key:
+                winner, winner_key = seat, key
+            else:
+                winner, winner_key = win_seat, win_key
+            trick_bits = bits | 1 << card
+            points = gained + _POINTS[card]
+            hands[seat] = hand ^ 1 << card
+            try:
+                if following:
+                    value = self._turn((seat + 1) % n, played + 1, card_led, winner, winner_key, trick_bits,
+                                       points, alpha, beta)
+                else:  # the trick is complete: its winner takes it and leads
+                    side = self.sides[winner]
+                    self._captured[side] |= trick_bits
+                    self._points[side] += points
+                    self._gone |= trick_bits
+                    try:
+                        value = self._lead_node(winner, alpha, beta)
+                    finally:
+                        self._captured[side] ^= trick_bits
+                        self._points[side] -= points
+                        self._gone ^= trick_bits
+            finally:
+                hands[seat] = hand
+            if max_n:
+                if best is None or value[mover] > best[mover] or (
+                        value[mover] == best[mover] and max_n_preferred(value, best, self.side)):
+                    best = value
+                continue
             if maximizing:
                 if value > best:
                     best = value
