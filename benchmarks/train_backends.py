@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> None:
     reference = statistics.median(runs[against])
     import jax
 
-    print(f"learner steps/s, the quick default's PPO against random, {args.iterations} updates x "
+    also = " (and heuristic)" if args.bots else ""
+    print(f"learner steps/s, the quick default's PPO against random{also}, {args.iterations} updates x "
           f"{args.repeats} repeats (medians); JAX on {jax.devices()[0].platform}, compile "
           f"{min(compile_seconds):,.0f}-{max(compile_seconds):,.0f} s")
     print(f"| backend | learner steps/s | x {'JAX vs random' if args.no_sb3 else 'SB3'} | runs |")
