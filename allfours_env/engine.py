@@ -661,6 +661,12 @@ class Game:
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand()
 
+    def stack(self, decks: Iterable[Sequence[str] | Sequence[int]]) -> None:
+        """Stack more packs (as ``decks`` of the constructor) to deal after those stacked already:
+        a game that mirrors another engine's is handed each pack that engine dealt, before the
+        decision that deals it."""
+        self._stacked.extend(parse_deck(d, size=self._pack_size) for d in decks)
+
     def next_hand(self) -> None:
         """Deal the next hand after a pause in phase ``hand_over`` (see ``stop_after_hand``)."""
         if self.phase != HAND_OVER:

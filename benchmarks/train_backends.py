@@ -2,6 +2,7 @@
 
     python benchmarks/train_backends.py                          # JAX and SB3
     python benchmarks/train_backends.py --rllib --iterations 5 --repeats 3
+    python benchmarks/train_backends.py --bots --no-sb3          # JAX against heuristic beside random
 
 Every backend trains the same PPO from scratch: the quick default's (``train/configs/quick.toml``:
 a 256x256 network, 4,096 decisions per update, minibatches of 512, 4 epochs, Adam), against
@@ -12,8 +13,10 @@ A learner step is one decision of the trained policy; steps/s is sampling and le
 after one warm-up update (and, for JAX, after compiling, which is reported apart). Two JAX rows:
 the learner in one seat against random play (as SB3), and the learner in every seat (self-play,
 ``jax.self_play = 1`` and an empty snapshot pool: every decision of the batch is a learner step).
-The configurations run in turn, ``--repeats`` times, and the medians are printed, so that load on a
-shared machine hits them alike.
+``--bots`` adds the learner against ``heuristic`` (a Python bot: the rollout is stepped from Python
+on mirrored reference games, :mod:`train.jax.bots`), beside the learner against random play, and
+where its time goes. The configurations run in turn, ``--repeats`` times, and the medians are
+printed, so that load on a shared machine hits them alike.
 """
 
 from __future__ import annotations
@@ -50,11 +53,20 @@ class JaxRun:
         self.opt = network.adam_init(self.params)
         self.probs = opponent_probs(config, config.opponents.mix, 0)
         self.batch = learner.start(jax.random.PRNGKey(1), self.probs)
-        began = time.perf_counter()
-        self.iterate = learner.iterate.lower(self.params, self.opt, self.params["actor"], self.probs,
-                                             self.batch, jax.random.PRNGKey(2)).compile()
-        self.compile_seconds = time.perf_counter() - began
         self.calls = 0
+        self.bots = None
+        began = time.perf_counter()
+        if learner.bots:  # compiled on first use: the first rollout and update is the compile
+            from train.jax.bots import BotRollout
+
+            self.bots = BotRollout(learner, config.seed)
+            self.iterate = self.bots.iterate
+            self.step()
+            self.bots.seconds = dict.fromkeys(self.bots.seconds, 0.0)
+        else:
+            self.iterate = learner.iterate.lower(self.params, self.opt, self.params["actor"], self.probs,
+                                                 self.batch, jax.random.PRNGKey(2)).compile()
+        self.compile_seconds = time.perf_counter() - began
         self.step()  # warm-up
 
     def step(self) -> int:
@@ -82,6 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="repetitions; medians are reported")
     parser.add_argument("--num-envs", type=int, default=128, help="jax.num_envs (x rollout steps = 4,096)")
     parser.add_argument("--rllib", action="store_true", help="also RLlib with one env runner")
+    parser.add_argument("--bots", action="store_true", help="also JAX against heuristic (a Python bot)")
+    parser.add_argument("--no-sb3", action="store_true", help="leave out SB3 (ratios to JAX vs random)")
     args = parser.parse_args(argv)
     steps = 4096 // args.num_envs
     jax_common = [*COMMON, f"jax.num_envs={args.num_envs}", f"jax.rollout_steps={steps}", "jax.minibatches=8"]
@@ -90,6 +104,11 @@ def main(argv: list[str] | None = None) -> None:
         "JAX, learner in every seat": ("jax", jax_common + ["jax.self_play=1", "opponents.mix={snapshot=1}"]),
         "Stable-Baselines3, 2 env processes": ("sb3", COMMON),
     }
+    if args.bots:
+        setups["JAX, learner vs heuristic (Python)"] = ("jax", jax_common + ["jax.self_play=0",
+                                                                            "opponents.mix={heuristic=1}"])
+    if args.no_sb3:
+        del setups["Stable-Baselines3, 2 env processes"]
     if args.rllib:
         from evaluate.ray_backend import init_ray
 
@@ -115,18 +134,25 @@ def main(argv: list[str] | None = None) -> None:
             runs.setdefault(label, []).append(rate)
             print(f"{label}: {rate:,.0f} steps/s", file=sys.stderr)
 
-    reference = statistics.median(runs["Stable-Baselines3, 2 env processes"])
+    against = "JAX, learner vs random" if args.no_sb3 else "Stable-Baselines3, 2 env processes"
+    reference = statistics.median(runs[against])
     import jax
 
-    print(f"learner steps/s, the quick default's PPO against random, {args.iterations} updates x "
+    also = " (and heuristic)" if args.bots else ""
+    print(f"learner steps/s, the quick default's PPO against random{also}, {args.iterations} updates x "
           f"{args.repeats} repeats (medians); JAX on {jax.devices()[0].platform}, compile "
           f"{min(compile_seconds):,.0f}-{max(compile_seconds):,.0f} s")
-    print("| backend | learner steps/s | x SB3 | runs |")
+    print(f"| backend | learner steps/s | x {'JAX vs random' if args.no_sb3 else 'SB3'} | runs |")
     print("| --- | ---: | ---: | --- |")
     for label, rates in runs.items():
         median = statistics.median(rates)
         print(f"| {label} | {median:,.0f} | {median / reference:.2f} | "
               f"{', '.join(f'{r:,.0f}' for r in rates)} |")
+    for label, run in compiled.items():
+        if run.bots is not None:
+            total = sum(run.bots.seconds.values())
+            shares = ", ".join(f"{part} {seconds / total:.0%}" for part, seconds in run.bots.seconds.items())
+            print(f"{label}, where the time goes: {shares}")
 
 
 if __name__ == "__main__":

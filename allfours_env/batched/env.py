@@ -17,8 +17,9 @@ from allfours_env.engine import MAX_HANDS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import Rules
 
-#: The deal count of a game dealt by :func:`auto_reset`: past any stacked packs (fresh deals only).
-_BIG = 1 << 20
+#: The deal count a game dealt by :func:`auto_reset` starts from: past any stacked packs (fresh
+#: deals only); its i-th pack is the one of deal number RESET_DEALS + i.
+RESET_DEALS = 1 << 20
 
 
 def make(preset: str = "seven_up", num_players: int = 2, *, episode: str = "game", reward: str | None = None,
@@ -146,7 +147,7 @@ def auto_reset(env: Env) -> Callable[[State, jax.Array, jax.Array], StepResult]:
         truncated = ~terminated & core.truncated(after)
         done = terminated | truncated
         dealer = jax.random.randint(dealer_key, (), 0, env.num_players, dtype=jnp.int32)
-        nxt = core.finish(core.chance(core.restart(after, done, reset_key, dealer, _BIG)))
+        nxt = core.finish(core.chance(core.restart(after, done, reset_key, dealer, RESET_DEALS)))
         return nxt, after.rewards, terminated, truncated
 
     return step

@@ -121,6 +121,18 @@ def test_a_copy_keeps_the_deck_and_the_current_deal_one_list():
     assert other.deck is other.decks[-1] and other.deck is not game.deck
 
 
+def test_packs_stacked_later_are_dealt_in_order_after_the_first_ones():
+    rng = random.Random(4)
+    packs = [rng.sample(range(NUM_CARDS), NUM_CARDS) for _ in range(8)]
+    game = Game(Rules.make("seven_up", 2), seed=1, dealer=0, decks=packs[:1])
+    game.stack(packs[1:])
+    while not game.is_over and len(game.decks) < len(packs):
+        game.apply(random_legal_action(game.legal_actions(), rng))
+    assert game.decks == packs[:len(game.decks)] and len(game.decks) > 1
+    with pytest.raises(ValueError):
+        game.stack([packs[0][:10]])
+
+
 # ---------------------------------------------------------------------- Game.with_hidden_cards
 
 

@@ -127,7 +127,7 @@ def test_auto_reset_starts_a_new_game_when_one_ends():
 def test_auto_reset_deals_the_new_game_as_a_game_dealt_from_scratch():
     """The restart keeps nothing of the finished game: the next state is the first decision of a
     blank game dealt from the step's reset key and dealer, field for field."""
-    from allfours_env.batched.env import _BIG
+    from allfours_env.batched.env import RESET_DEALS
 
     env = batched.make("seven_up", 2, max_hands=1)  # every hand ends the game (truncated)
     core = env.core
@@ -137,7 +137,8 @@ def test_auto_reset_deals_the_new_game_as_a_game_dealt_from_scratch():
     def from_scratch(key, stacked):
         _, reset_key, dealer_key = jax.random.split(key, 3)
         dealer = jax.random.randint(dealer_key, (), 0, 2, dtype=jnp.int32)
-        blank = core.without_view(core.blank(reset_key, stacked, dealer))._replace(deals=jnp.int32(_BIG))
+        blank = core.without_view(core.blank(reset_key, stacked, dealer))
+        blank = blank._replace(deals=jnp.int32(RESET_DEALS))
         return core.finish(core.chance(blank))
 
     state = jax.jit(env.init)(jax.random.PRNGKey(4))

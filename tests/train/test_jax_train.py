@@ -81,7 +81,8 @@ def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("setting", "named"), [
-    ("opponents.mix={heuristic=1}", "opponents.mix"),
+    ("opponents.mix={nobot=1}", "opponents.mix"),
+    ('opponents.mix={"pimc:nosuch=1"=1}', "opponents.mix"),
     ("opponents.partner=random", "opponents.partner"),
     ("jax.minibatches=3", "jax.minibatches"),
     ("jax.num_envs=0", "jax.num_envs"),
@@ -92,6 +93,20 @@ def test_bad_config_is_one_line_before_anything_is_written(setting, named, tmp_p
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and named in err
     assert not out.exists()
+
+
+@pytest.mark.slow  # a couple of minutes on 2 cores; tests/train/test_jax_bots.py checks the rollout itself
+def test_a_tiny_run_with_heuristic_in_the_mix_trains_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    mix = ["opponents.mix={heuristic=1,snapshot=1}", "jax.self_play=0"]
+    assert main(["--backend", "jax", "--set", *TINY, *mix, "--out", str(out), "--no-progress"]) == 0
+    saved = checkpoints(out)
+    _, meta = policy_file.read(saved[0])
+    assert meta["config"]["opponents"]["mix"] == {"heuristic": 1, "snapshot": 1}
+    resumed = tmp_path / "resumed"
+    assert main(["--backend", "jax", "--set", "total_timesteps=240", "--out", str(resumed), "--resume",
+                 str(saved[0]), "--no-progress"]) == 0
+    assert json.loads((resumed / "model.json").read_text())["timesteps"] >= 240
 
 
 # ---------------------------------------------------------------- privileged critic

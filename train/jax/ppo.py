@@ -4,8 +4,12 @@
 at random, is the learner (with its partner, in partnerships); every other seat is the learner too
 (weight ``jax.self_play``), uniformly random legal play (``opponents.mix``'s ``random``) or a
 frozen snapshot of the learner (``snapshot``: the snapshot drawn for the rollout, see
-:mod:`train.jax.trainer`). All three decide inside the same ``jit``: the learner's and the
-snapshot's logits are computed for every game, and each game takes those of the seat to move.
+:mod:`train.jax.trainer`), or a Python bot of the mix (``heuristic``, any agent spec). The first
+three decide inside the same ``jit``: the learner's and the snapshot's logits are computed for
+every game, and each game takes those of the seat to move. A decision is :meth:`Learner.choose`
+then :meth:`Learner.advance`; without Python bots the rollout scans them inside ``jit``
+(:meth:`Learner.iterate`), with them :class:`train.jax.bots.BotRollout` calls them from Python and
+lets the bots decide in between; both end in the same :meth:`Learner.learn`.
 
 **Credit.** Each learner seat's decisions form a trajectory of their own, as the single-agent env
 gives the SB3 learner (:mod:`allfours_env.wrappers`): the reward of a decision is the sum of what
@@ -43,10 +47,17 @@ from allfours_env.rules import Rules
 from train.config import TrainConfig
 from train.jax import network
 
-#: Controllers of a seat.
-LEARNER, RANDOM, SNAPSHOT = 0, 1, 2
+#: Controllers of a seat; a Python bot's is ``BOT`` + its index in :attr:`Learner.bots`.
+LEARNER, RANDOM, SNAPSHOT, BOT = 0, 1, 2, 3
 #: The opponent kinds of ``opponents.mix`` that play inside ``jit``, by controller.
 KINDS = {"random": RANDOM, "snapshot": SNAPSHOT}
+
+
+def python_bots(config: TrainConfig) -> list[str]:
+    """The agent specs of ``opponents.mix`` and its schedule that play outside ``jit`` (every kind
+    but ``random`` and ``snapshot``), in the order they are first named."""
+    mixes = [config.opponents.mix, *(stage["mix"] for stage in config.opponents.schedule)]
+    return list(dict.fromkeys(kind for mix in mixes for kind in mix if kind not in KINDS))
 
 
 class Batch(NamedTuple):
@@ -73,6 +84,7 @@ class Learner:
         self.privileged = config.ppo.privileged_critic
         self.snapshots = any(k == "snapshot" for k in config.opponents.mix) or any(
             "snapshot" in stage["mix"] for stage in config.opponents.schedule)
+        self.bots = python_bots(config)
         self._step = jax.vmap(batched.auto_reset(self.env))
         self.start = jax.jit(self._start)
         self.iterate = jax.jit(self._iterate)
@@ -81,7 +93,8 @@ class Learner:
 
     def draw(self, key: jax.Array, probs: jax.Array) -> jax.Array:
         """Controllers of every seat of ``num_envs`` new games (int32[games, players]); ``probs``
-        weighs LEARNER, RANDOM, SNAPSHOT for the seats not on the learner's side."""
+        weighs LEARNER, RANDOM, SNAPSHOT and each of :attr:`bots` for the seats not on the learner's
+        side."""
         seat_key, kind_key = jax.random.split(key)
         seat = jax.random.randint(seat_key, (self.num_envs,), 0, self.players)
         kinds = jax.random.categorical(kind_key, jnp.log(probs), shape=(self.num_envs, self.players))
@@ -112,43 +125,69 @@ class Learner:
 
     # ------------------------------------------------------------ rollout
 
-    def _rollout(self, params, snapshot, probs, batch: Batch, key: jax.Array):
-        act = self.activation
+    def choose(self, params, snapshot, batch: Batch, key: jax.Array) -> dict[str, jax.Array]:
+        """The first half of a decision in every game: the seat to move, its controller, the
+        learner's logits and value, and the action of every seat that decides inside ``jit`` (a
+        Python bot's seat gets a placeholder, replaced before :meth:`advance`)."""
+        state, controllers = batch.state, batch.controllers
+        act_key = jax.random.split(key, 3)[0]
+        obs, mask, seat = state.observation, state.legal_action_mask, state.current_player
+        who = jnp.take_along_axis(controllers, seat[:, None], axis=1)[:, 0]
+        hidden = self.hidden(state, jnp.maximum(seat, 0))
+        own, value = self.heads(params, obs, mask, hidden)
+        logits = jnp.where((who == LEARNER)[:, None], own, jnp.where(mask, 0.0, -1e9))
+        if self.snapshots:
+            frozen = network.masked_logits(snapshot, obs, mask, self.activation)
+            logits = jnp.where((who == SNAPSHOT)[:, None], frozen, logits)
+        chosen = {"obs": obs, "mask": mask, "seat": seat, "who": who, "value": value,
+                  "log_probs": jax.nn.log_softmax(own),
+                  "action": jax.random.categorical(act_key, logits).astype(jnp.int32)}
+        if hidden is not None:
+            chosen["hidden"] = hidden
+        return chosen
 
-        def decide(carry: Batch, key: jax.Array):
-            state, controllers = carry.state, carry.controllers
-            act_key, env_key, seat_key = jax.random.split(key, 3)
-            obs, mask, seat = state.observation, state.legal_action_mask, state.current_player
-            who = jnp.take_along_axis(controllers, seat[:, None], axis=1)[:, 0]
-            hidden = self.hidden(state, jnp.maximum(seat, 0))
-            own, value = self.heads(params, obs, mask, hidden)
-            logits = jnp.where((who == LEARNER)[:, None], own, jnp.where(mask, 0.0, -1e9))
-            if self.snapshots:
-                frozen = network.masked_logits(snapshot, obs, mask, act)
-                logits = jnp.where((who == SNAPSHOT)[:, None], frozen, logits)
-            action = jax.random.categorical(act_key, logits).astype(jnp.int32)
-            logp = jnp.take_along_axis(jax.nn.log_softmax(own), action[:, None], axis=1)[:, 0]
-            nxt, rewards, terminated, truncated = self._step(state, action,
-                                                             jax.random.split(env_key, self.num_envs))
-            game_end = terminated | truncated
-            end = game_end | (nxt.hand_number != state.hand_number) if self.hand_episodes else game_end
-            fresh = self.draw(seat_key, probs)
-            record = {"obs": obs, "mask": mask, "action": action, "logp": logp, "value": value,
-                      "seat": seat, "learner": who == LEARNER, "rewards": rewards, "end": end,
-                      "game_end": game_end, "learner_seats": controllers == LEARNER}
-            if hidden is not None:
-                record["hidden"] = hidden
-            return Batch(nxt, jnp.where(game_end[:, None], fresh, controllers)), record
+    def advance(self, batch: Batch, chosen: dict[str, jax.Array], probs, key: jax.Array
+                ) -> tuple[Batch, dict[str, jax.Array]]:
+        """The second half: every game takes ``chosen["action"]`` (the bots' actions put in by then),
+        the games that end are dealt again with new controllers; returns the games and the
+        decision's record (one row of the rollout)."""
+        state, controllers, action, who = batch.state, batch.controllers, chosen["action"], chosen["who"]
+        _, env_key, seat_key = jax.random.split(key, 3)
+        logp = jnp.take_along_axis(chosen["log_probs"], action[:, None], axis=1)[:, 0]
+        nxt, rewards, terminated, truncated = self._step(state, action,
+                                                         jax.random.split(env_key, self.num_envs))
+        game_end = terminated | truncated
+        end = game_end | (nxt.hand_number != state.hand_number) if self.hand_episodes else game_end
+        fresh = self.draw(seat_key, probs)
+        record = {"obs": chosen["obs"], "mask": chosen["mask"], "action": action, "logp": logp,
+                  "value": chosen["value"], "seat": chosen["seat"], "learner": who == LEARNER,
+                  "rewards": rewards, "end": end, "game_end": game_end,
+                  "learner_seats": controllers == LEARNER}
+        if "hidden" in chosen:
+            record["hidden"] = chosen["hidden"]
+        return Batch(nxt, jnp.where(game_end[:, None], fresh, controllers)), record
 
-        batch, record = jax.lax.scan(decide, batch, jax.random.split(key, self.steps))
+    def bootstrap(self, params, batch: Batch) -> jax.Array:
+        """float32[games, players]: the critic's value of every seat's own observation (and hidden
+        cards, with a privileged critic) at the rollout's end."""
         every_seat = jnp.arange(self.players)
         seen = jax.vmap(lambda s: jax.vmap(lambda seat: self.env.observe(s, seat))(every_seat))(batch.state)
         if self.privileged:
             hidden = jax.vmap(lambda s: jax.vmap(lambda seat: hidden_cards(s, seat, self.players))(every_seat)
                               )(batch.state)
             seen = network.critic_input(seen, hidden)
-        bootstrap = network.mlp(params["critic"], seen, act)[..., 0]  # [games, players]
-        return batch, record, bootstrap
+        return network.mlp(params["critic"], seen, self.activation)[..., 0]
+
+    def _rollout(self, params, snapshot, probs, batch: Batch, key: jax.Array):
+        def decide(carry: Batch, key: jax.Array):
+            return self.advance(carry, self.choose(params, snapshot, carry, key), probs, key)
+
+        batch, record = jax.lax.scan(decide, batch, self.step_keys(key))
+        return batch, record, self.bootstrap(params, batch)
+
+    def step_keys(self, rollout_key: jax.Array) -> jax.Array:
+        """The key of each decision of a rollout (:meth:`choose` and :meth:`advance` split it)."""
+        return jax.random.split(rollout_key, self.steps)
 
     def advantages(self, record: dict[str, jax.Array], bootstrap: jax.Array) -> jax.Array:
         """GAE over each seat's own trajectory (see the module docstring): float32[steps, games]."""
@@ -233,16 +272,22 @@ class Learner:
         new learner, the games in progress and the metrics (learner decisions, games ended, ...)."""
         rollout_key, update_key = jax.random.split(key)
         batch, record, bootstrap = self._rollout(params, snapshot, probs, batch, rollout_key)
+        params, opt, metrics = self.learn(params, opt, record, bootstrap, update_key)
+        return params, opt, batch, metrics
+
+    def learn(self, params, opt, record: dict[str, jax.Array], bootstrap: jax.Array, key: jax.Array):
+        """The update from one rollout's ``record`` (rows of :meth:`advance`, stacked: [steps, games,
+        ...]) and its ``bootstrap``: the new learner, its Adam state and the rollout's metrics."""
         adv = self.advantages(record, bootstrap)
         size = self.num_envs * self.steps
         data = {k: record[k].reshape(size, *record[k].shape[2:])
                 for k in ("obs", "mask", "action", "logp", "learner", "hidden") if k in record}
         data["adv"] = adv.reshape(size)
         data["returns"] = (adv + record["value"]).reshape(size)
-        params, opt, metrics = self.update(params, opt, data, update_key)
+        params, opt, metrics = self.update(params, opt, data, key)
         mixed = jnp.any(~record["learner_seats"], axis=2)  # games with an opponent that is not the learner
         won = jnp.sum(record["rewards"] * record["learner_seats"] * mixed[..., None])
         games = jnp.sum(record["game_end"] & mixed)
         metrics |= {"learner_steps": jnp.sum(record["learner"]), "games": jnp.sum(record["game_end"]),
                     "rollout/reward_vs_opponents": won / jnp.maximum(games, 1)}
-        return params, opt, batch, metrics
+        return params, opt, metrics

@@ -23,10 +23,6 @@ from typing import Any
 
 from train.checks import count_rule, is_number
 
-#: The opponent kinds of ``opponents.mix`` the JAX backend plays inside ``jit`` (the learner itself
-#: is ``self_play``); Python bots such as ``heuristic`` cannot decide there.
-OPPONENTS = ("random", "snapshot")
-
 
 @dataclasses.dataclass
 class JaxSettings:

@@ -3,16 +3,18 @@
 The same TOML config as the other backends, checked the same way (:mod:`train.config`,
 :mod:`train.runs`), plus the ``[jax]`` table (:mod:`train.jax.settings`). One run:
 
-1. **Check** (one line, before anything is written): JAX installed; ``opponents.mix`` and its
-   schedule name only opponents that play inside ``jit`` (``random``, ``snapshot``); the learner
-   plays its partner's seat; a checkpoint to resume is this backend's, with this config's network
+1. **Check** (one line, before anything is written): JAX installed; every agent spec of
+   ``opponents.mix`` and its schedule builds (:func:`train.runs.check_agents`); the learner plays
+   its partner's seat; a checkpoint to resume is this backend's, with this config's network
    (``ppo.net_arch``, ``ppo.privileged_critic``: a privileged critic also reads the hidden cards,
    :mod:`train.jax.network`).
 2. **Warm start** (optional, ``[imitation]``): the SB3 backend's imitation of a teacher bot, whose
    fitted network becomes the learner (:mod:`train.jax.warm_start`). Then **compile**
    :class:`train.jax.ppo.Learner`'s ``iterate`` once (ahead of time, timed apart).
 3. **Loop** in Python, one call per rollout (``jax.num_envs`` games × ``jax.rollout_steps``
-   decisions, then ``ppo.n_epochs`` × ``jax.minibatches`` updates, all inside ``jit``). Every
+   decisions, then ``ppo.n_epochs`` × ``jax.minibatches`` updates, all inside ``jit``; when the mix
+   names Python bots such as ``heuristic``, the rollout is stepped from Python with the bots
+   deciding on mirrored reference games, :mod:`train.jax.bots`, and the update is the same). Every
    ``opponents.snapshot_every`` rollouts a frozen copy of the learner joins the pool (the newest
    ``opponents.pool_size`` are kept); each rollout's snapshot seats play one snapshot drawn from
    the pool. A timestep is one decision of the learner, as for the other backends.
@@ -42,7 +44,6 @@ from allfours_env.seeding import derive_seed
 from train import evaluation
 from train.checkpoints import FOLDER, Checkpoint, snapshot_arrays, snapshots_from
 from train.config import ConfigError, TrainConfig
-from train.jax.settings import OPPONENTS
 
 BACKEND = "jax"
 
@@ -57,14 +58,6 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     except ImportError:
         raise ConfigError("--backend jax needs JAX and the training extra: pip install "
                           "'allfours[train,jax]' (scripts/setup.sh installs both)") from None
-    mixes = [("opponents.mix", config.opponents.mix)]
-    mixes += [("opponents.schedule", stage["mix"]) for stage in config.opponents.schedule]
-    for where, mix in mixes:
-        for kind in mix:
-            if kind not in OPPONENTS:
-                raise ConfigError(f"{where} names {kind!r}: --backend jax plays its opponents inside jit, "
-                                  f"so the mix may hold only {' and '.join(OPPONENTS)} (jax.self_play "
-                                  f"weighs the learner itself); Python bots are for --backend sb3 or rllib")
     if config.opponents.partner != "learner":
         raise ConfigError(f"opponents.partner = {config.opponents.partner!r}: --backend jax plays the "
                           f"partner's seat with the learner; set opponents.partner = \"learner\"")
@@ -90,12 +83,15 @@ def restored(checkpoint: Checkpoint, config: TrainConfig):
 
 
 def opponent_probs(config: TrainConfig, mix: dict[str, float], snapshots: int) -> np.ndarray:
-    """The weights of LEARNER, RANDOM, SNAPSHOT for an opponent seat, normalised; the snapshot's
-    weight goes to the others until the pool holds one (random play if nothing else is left)."""
-    weights = np.array([config.jax.self_play, mix.get("random", 0.0),
-                        mix.get("snapshot", 0.0) if snapshots else 0.0], np.float32)
+    """The weights of LEARNER, RANDOM, SNAPSHOT and each Python bot of the config
+    (:func:`train.jax.ppo.python_bots`) for an opponent seat, normalised; the snapshot's weight goes
+    to the others until the pool holds one (random play if nothing else is left)."""
+    from train.jax.ppo import RANDOM, python_bots
+
+    weights = np.array([config.jax.self_play, mix.get("random", 0.0), mix.get("snapshot", 0.0) if snapshots
+                        else 0.0, *(mix.get(bot, 0.0) for bot in python_bots(config))], np.float32)
     if weights.sum() <= 0:
-        weights = np.array([0.0, 1.0, 0.0], np.float32)
+        weights[RANDOM] = 1.0
     return weights / weights.sum()
 
 
@@ -170,10 +166,17 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     snapshot, probs = inputs()
     batch = learner.start(jax.random.fold_in(deal_key, iteration), probs)
     clock = time.perf_counter()
-    log(f"compiling the rollout and update ({config.jax.num_envs:,} games x {config.jax.rollout_steps} "
-        f"decisions per rollout)")
-    iterate = learner.iterate.lower(params, opt, snapshot, probs, batch, run_key).compile()
-    log(f"compiled in {time.perf_counter() - clock:,.0f} s")
+    if learner.bots:
+        from train.jax.bots import BotRollout
+
+        log(f"opponents {', '.join(learner.bots)} decide in Python: the rollout ({config.jax.num_envs:,} "
+            f"games x {config.jax.rollout_steps} decisions) is stepped from Python, compiled on first use")
+        iterate = BotRollout(learner, config.seed).iterate
+    else:
+        log(f"compiling the rollout and update ({config.jax.num_envs:,} games x {config.jax.rollout_steps} "
+            f"decisions per rollout)")
+        iterate = learner.iterate.lower(params, opt, snapshot, probs, batch, run_key).compile()
+        log(f"compiled in {time.perf_counter() - clock:,.0f} s")
     writer = SummaryWriter(str(out / "tb" / BACKEND))
     first, every = steps, config.eval.every
     next_eval = (steps // every + 1) * every
