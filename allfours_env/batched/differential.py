@@ -10,8 +10,8 @@ seat's observation. Used by tests/batched (a few hundred games) and scripts/batc
 Games are numbered; game ``i``'s packs, first dealer, keys and random actions come from ``(seed, i)``
 alone, so a range of games gives the same results however it is split into calls, and whatever the
 ``batch``. The batched side steps ``batch`` games at once (``vmap``), and a game that ends hands its
-slot to the next game of the range (no batch waits for its longest game); the reference side is one
-``raw_env`` per slot. Each step fetches from the device only the fields compared, and the
+slot to the next game of the range (no batch waits for its longest game); the reference side is a
+``raw_env`` per game. Each step fetches from the device only the fields compared, and the
 comparisons run on all slots at once (numpy).
 """
 
@@ -149,7 +149,7 @@ def compare(preset: str, num_players: int, games: int, seed: int, *, first: int 
                 ref_mask[s] = seen["action_mask"]
                 ref_obs[s] = seen["observation"]
             live.append(s)
-        idx = np.array(live)
+        idx = np.array(live, dtype=np.intp)
         over = ref_over[idx].any(axis=1)
         checks = {
             "rewards": np.isclose(ref_rewards[idx], rewards_b[idx], rtol=1e-6, atol=1e-6).all(axis=1),
