@@ -7,7 +7,8 @@ import pytest
 jax = pytest.importorskip("jax", reason="the jax extra is not installed: pip install -e '.[jax]'")
 pytest_plugins = ["jax_setup"]
 
-from allfours_env.batched.differential import compare
+from allfours_env.batched import make
+from allfours_env.batched.differential import Report, compare
 from allfours_env.rules import PRESETS
 
 CONFIGS = [(preset, n) for preset, table in PRESETS.items() for n in table["players"]]
@@ -20,6 +21,29 @@ def test_batched_core_equals_reference(preset, num_players):
     assert report.mismatches == []
     assert report.games + report.out_of_packs == GAMES
     assert report.games >= GAMES - 1 and report.decisions > 20 * GAMES
+
+
+def test_games_do_not_depend_on_how_a_range_is_split_or_batched():
+    whole = compare("all_fours", 3, 10, seed=5, batch=3)
+    parts = Report(whole.config)
+    for first, games in ((0, 4), (4, 6)):  # the same batch width: compiled once
+        parts.add(compare("all_fours", 3, games, seed=5, first=first, batch=3))
+    assert whole == parts
+    assert whole.games == 10 and whole.decisions > 200 and whole.mismatches == []
+    other_seed = compare("all_fours", 3, 10, seed=6, batch=3)
+    assert other_seed.decisions != whole.decisions
+
+
+def test_a_batched_env_under_other_rules_is_caught():
+    points = make("seven_up", 2, max_hands=40, reward="points")  # the reference pays "win" rewards
+    report = compare("seven_up", 2, 4, seed=1, env=points)
+    assert report.mismatched_games == 4 and report.games == 4
+    assert all(": rewards differs" in line for line in report.mismatches)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="seed >= 0"):
+        compare("seven_up", 2, 3, seed=-1)
 
 
 @pytest.mark.parametrize(
