@@ -38,18 +38,19 @@ weight. Once the cards were run, the hands as dealt are gone and the deals keep 
   jack, tens and aces are kept; a lone low card goes first).
 * **Blind All Fours' first lead, the auction's pitch**: every candidate lead is valued by playing it
   (its suit becomes trump, P8, RD16) and playing the hand out.
-* **Bids** (the auction presets): by default (``bids="heuristic"``) the heuristic bot's bid,
-  :func:`~agents.heuristic.auction_bid`, which played better than bidding by search: the search's
-  value of a bid, from heuristic rollouts of sampled deals, is too poor a model of a contract's
-  risk. ``bids="search"`` values every legal bid (``pass``, ``bid k``, the dealer's
-  ``hold``) in each sampled deal by making it, letting the later bidders bid and the pitcher pitch as
-  the heuristic bot would, and playing the hand out with heuristic rollouts to its end (a
+* **Bids** (the auction presets): ``bids="search"`` values every legal bid (``pass``, ``bid k``, the
+  dealer's ``hold``) in each sampled deal by making it, letting the later bidders bid and the pitcher
+  pitch as the heuristic bot would, and playing the hand out with heuristic rollouts to its end (a
   perfect-information solve would overrate a contract), scored with the contract: the pitcher's
   points first or the setback (RD18). The deals are weighted by how well they explain the bids
   already made (the heuristic bot as the model of every bidder, :data:`BID_MISMATCH`). The best of a
   few noisy averages is biased upwards, so the heuristic's bid stays unless another beats it over the
-  same deals by :data:`EVIDENCE` standard errors of the paired difference. The pitch and the
-  card play are searched either way.
+  same deals by :data:`EVIDENCE` standard errors of the paired difference. ``bids="heuristic"`` is
+  the heuristic bot's bid, :func:`~agents.heuristic.auction_bid`. ``bids="auto"`` (the default,
+  :data:`AUTO_BIDS`) searches the bids with 2 players, where that won more games against the
+  heuristic bot, and bids as the heuristic bot with 3 and 4, where searching lost to it (the
+  rollouts are too poor a model of a contract's risk against three hands). The pitch and the card
+  play are searched either way.
 * **The stock** (california_jack, shasta_sam): the sampled deal fixes the stock's order (below a
   face-up top card, which stays), so each candidate card is valued by heuristic rollouts of every
   seat — 26 tricks are too deep to solve — until the stock is empty, then the last six tricks are
@@ -69,7 +70,7 @@ Values are points for the agent's side minus the other sides' mean, scored in ``
 from the current scores: a deal where a side reaches the target is worth ±10 (win or loss), so the
 search plays for the game, not just the hand.
 
-Options: ``bids`` (the auction's bids only, ``"heuristic"`` or ``"search"``, see above; stand/beg
+Options: ``bids`` (the auction's bids only, ``"auto"``, ``"heuristic"`` or ``"search"``, see above; stand/beg
 and gift/run follow the ``beg`` and ``gift`` options); ``beliefs`` (see above); ``samples``
 (deals per decision) and ``gift_belief`` (see above), both ``"auto"`` by default,
 which means :func:`auto_settings`: for the beg-and-run presets the settings of :data:`AUTO_SETTINGS`
@@ -131,7 +132,9 @@ DECISION_MISMATCH = 0.25
 BELIEF_MODES = ("uniform", "model")
 HAND_DECISIONS = (STAND, BEG, GIFT, RUN)
 EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's to replace it
-BID_MODES = ("heuristic", "search")  # the values of the ``bids`` option (module docstring)
+BID_MODES = (AUTO, "heuristic", "search")  # the values of the ``bids`` option (module docstring)
+#: ``bids="auto"``: how the auction's bids are made, by number of players (module docstring).
+AUTO_BIDS = {2: "search", 3: "heuristic", 4: "heuristic"}
 #: The values of the ``hidden_stock`` option: the card play over a face-down stock (module docstring).
 HIDDEN_STOCK_MODES = ("guarded", "argmax")
 #: The values of the ``opponents`` option: how the solver models the other sides where there are more
@@ -193,7 +196,7 @@ class PIMCAgent(Agent):
         time_budget: float | None = None,
         exact_cards: int | str = AUTO,
         gift_belief: float | str | None = AUTO,
-        bids: str = "heuristic",
+        bids: str = AUTO,
         hidden_stock: str = "guarded",
         opponents: str = "max_n",
         beg: str = "search",
@@ -254,7 +257,7 @@ class PIMCAgent(Agent):
             return legal[0]
         if view.phase == Phase.DISCARD:
             return self._discard(view, legal)
-        if view.phase == Phase.BID and self.bids == "heuristic":
+        if view.phase == Phase.BID and self.bid_mode(view.rules) == "heuristic":
             return auction_bid(view, legal, view.high_bid)
         mode = self._mode(view)
         if mode == "heuristic":
@@ -428,6 +431,11 @@ class PIMCAgent(Agent):
         samples = auto_samples if self.samples == AUTO else self.samples
         belief = auto_belief if self.gift_belief == AUTO else self.gift_belief
         return samples, belief
+
+    def bid_mode(self, rules: Rules) -> str:
+        """How this agent bids in a game under ``rules``: its ``bids`` option, ``"auto"`` taken from
+        :data:`AUTO_BIDS`."""
+        return AUTO_BIDS[rules.num_players] if self.bids == AUTO else self.bids
 
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:

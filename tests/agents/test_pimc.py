@@ -124,8 +124,20 @@ def test_pimc_bids_as_the_heuristic_by_default(seed):
         game.apply(rng.choice(legal))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_pimc_searches_the_bids_by_default_with_two_players(seed):
+    """``bids="auto"``: with 2 players the bids are searched (the same decision as ``bids=search``),
+    with 3 and 4 they are the heuristic bot's (the test above)."""
+    game = Game(Rules.make("auction_pitch", 2), seed=seed)
+    view = SeatView(game, game.current_player)
+    assert make_agent("pimc").bid_mode(game.rules) == "search"
+    assert make_agent("pimc").bid_mode(Rules.make("auction_pitch", 4)) == "heuristic"
+    searched = make_agent("pimc", seed=seed, samples=6, bids="search").act(None, view)
+    assert make_agent("pimc", seed=seed, samples=6).act(None, view) == searched
+
+
 def test_pimc_rejects_an_unknown_bids_mode():
-    with pytest.raises(ValueError, match="bids must be one of heuristic, search, got 'magic'"):
+    with pytest.raises(ValueError, match="bids must be one of auto, heuristic, search, got 'magic'"):
         make_agent("pimc:bids=magic")
 
 
