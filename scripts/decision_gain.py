@@ -75,6 +75,32 @@ def play_out(position: Game, action: int, side: int) -> tuple[float, float]:
     raise AssertionError("the play-out did not finish the hand")
 
 
+def screen(specs: list[str], rules: Rules, count: int, seed: int
+           ) -> tuple[list[list[tuple[float, float]]], list[float]]:
+    """For each agent of ``specs``: the (points, value) gain of each of its decisions that differs
+    from ``heuristic``'s over ``count`` positions (module docstring), and its CPU seconds deciding."""
+    agents = [make_agent(spec, seed=seed) for spec in specs]
+    reference = make_agent("heuristic", seed=seed)
+    gains: list[list[tuple[float, float]]] = [[] for _ in agents]
+    seconds = [0.0] * len(agents)
+    for game in positions(rules, count, seed):
+        seat = game.current_player
+        side = rules.side_of(seat)
+        usual = reference.act(None, SeatView(game, seat))
+        kept: dict[int, tuple[float, float]] = {}
+        for i, agent in enumerate(agents):
+            start = time.process_time()
+            choice = agent.act(None, SeatView(game, seat))
+            seconds[i] += time.process_time() - start
+            if choice == usual:
+                continue
+            for action in (usual, choice):
+                if action not in kept:
+                    kept[action] = play_out(game, action, side)
+            gains[i].append((kept[choice][0] - kept[usual][0], kept[choice][1] - kept[usual][1]))
+    return gains, seconds
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs to screen")
@@ -85,39 +111,24 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error(f"--positions must be >= 1, got {args.positions}")
-    rules = Rules.make(args.preset, args.players)
-    agents = [make_agent(spec, seed=args.seed) for spec in args.agents]  # bad specs fail here
-    reference = make_agent("heuristic", seed=args.seed)
-    games = positions(rules, args.positions, args.seed)
-    gains: list[list[tuple[float, float]]] = [[] for _ in agents]
-    seconds = [0.0] * len(agents)
-    for game in games:
-        seat = game.current_player
-        side = rules.side_of(seat)
-        view = SeatView(game, seat)
-        usual = reference.act(None, view)
-        kept: dict[int, tuple[float, float]] = {}
-        for i, agent in enumerate(agents):
-            start = time.process_time()
-            choice = agent.act(None, SeatView(game, seat))
-            seconds[i] += time.process_time() - start
-            if choice == usual:
-                continue
-            if usual not in kept:
-                kept[usual] = play_out(game, usual, side)
-            if choice not in kept:
-                kept[choice] = play_out(game, choice, side)
-            gains[i].append((kept[choice][0] - kept[usual][0], kept[choice][1] - kept[usual][1]))
-    print(f"{args.preset} {args.players}p, {len(games)} decisions of heuristic self-play, seed {args.seed}")
+    try:
+        rules = Rules.make(args.preset, args.players)
+        for spec in args.agents:
+            make_agent(spec)
+    except ValueError as error:
+        parser.error(str(error))
+    gains, seconds = screen(args.agents, rules, args.positions, args.seed)
+    count = args.positions
+    print(f"{args.preset} {args.players}p, {count} decisions of heuristic self-play, seed {args.seed}")
     print(f"{'agent':36} {'deviates':>9} {'currency':>9} {'gain/deviation (SE)':>20} {'gain/decision':>14} "
           f"{'ms/decision':>12}")
     for spec, found, spent in zip(args.agents, gains, seconds):
         for currency, values in (("points", [g[0] for g in found]), ("value", [g[1] for g in found])):
             mean = statistics.fmean(values) if values else 0.0
             error = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else float("nan")
-            print(f"{spec if currency == 'points' else '':36} {len(values) / len(games):9.1%} {currency:>9} "
-                  f"{mean:+11.3f} ({error:.3f}) {mean * len(values) / len(games):+14.4f} "
-                  f"{1000 * spent / len(games):12.1f}")
+            print(f"{spec if currency == 'points' else '':36} {len(values) / count:9.1%} {currency:>9} "
+                  f"{mean:+11.3f} ({error:.3f}) {mean * len(values) / count:+14.4f} "
+                  f"{1000 * spent / count:12.1f}")
 
 
 if __name__ == "__main__":
