@@ -189,6 +189,7 @@ class Game:
         "win_strength",
         "hand_award_start",
         "hand_log_start",
+        "scans",
         "_legal",
         "_play_mask",
         "_turnup_points",
@@ -230,6 +231,10 @@ class Game:
         self.first_dealer = dealer
         self.dealer = dealer
         self.log: list[Event] = []
+        # Readers of the log (allfours_env.knowledge) keep their scans of the current hand here, to
+        # carry them on over the events since instead of reading the hand again: (key, hand start,
+        # log length, state) with immutable states. The engine never reads them; a copy gets its own.
+        self.scans: list[tuple] = []
         self.decks: list[list[int]] = []
         self.awards: list[Award] = []
         self.scores = self._initial_scores(scores)
@@ -815,6 +820,7 @@ class Game:
                 other.drawn[s] = 0
         other.deck = other.decks[-1] = deck[:pos] + stock
         other.log = self.log[: self.hand_log_start] + self._hidden_hand_log(hands, discards)
+        other.scans = []  # they read the log as it was
         other._stacked = []
         other._legal = None
         other._play_mask = -1

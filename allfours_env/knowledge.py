@@ -17,6 +17,7 @@ the stock's known top card, and returns a full :class:`~allfours_env.engine.Game
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import lru_cache
 from math import factorial
 
@@ -28,13 +29,41 @@ from allfours_env.scoring import card_suit, is_trump_strength, strength_table
 from allfours_env.visibility import PUBLIC, VoidTracker, seen_events, sees_stock_top
 
 
+def _scan(game: Game, key: tuple, fold: Callable[[tuple | None, list[Event]], tuple]) -> tuple:
+    """The state of the scan ``key`` of the current hand's log, up to its last event: ``fold(state,
+    events)`` carries a state on over more events (``state=None``: from the hand's start). A game keeps
+    its scans (``Game.scans``) and carries one on from where the last call left it — the log only
+    grows within a hand — so a search that asks at every step reads each event once, not the whole
+    hand each time."""
+    start, end = game.hand_log_start, len(game.log)
+    scans = game.scans
+    for i, (kept, hand, length, state) in enumerate(scans):
+        if kept == key:
+            if hand != start or length > end:
+                state = fold(None, game.log[start:end])
+            elif length < end:
+                state = fold(state, game.log[length:end])
+            else:
+                return state
+            scans[i] = (key, start, end, state)
+            return state
+    state = fold(None, game.log[start:end])
+    scans.append((key, start, end, state))
+    return state
+
+
 def played_cards(game: Game) -> list[int]:
     """Bit sets of the cards each seat has played in the current hand's tricks (public)."""
-    played = [0] * game.n
-    for kind, seat, value in game.hand_log():
-        if kind == EventKind.ACT and is_play(value):
-            played[seat] |= 1 << PLAYED_CARD[value]
-    return played
+    n = game.n
+
+    def fold(state: tuple | None, events: list[Event]) -> tuple:
+        played = [0] * n if state is None else list(state)
+        for kind, seat, value in events:
+            if kind == EventKind.ACT and is_play(value):
+                played[seat] |= 1 << PLAYED_CARD[value]
+        return tuple(played)
+
+    return list(_scan(game, ("played",), fold))
 
 
 def pack_mask(game: Game) -> int:
@@ -45,14 +74,19 @@ def pack_mask(game: Game) -> int:
 def seen_draws(game: Game, observer: int) -> list[int]:
     """For each seat, the cards ``observer`` saw it draw this hand and not play since (RD10): they are
     still in its hand. Which draws it saw is :func:`~allfours_env.visibility.seen_events`' say."""
-    seen = [0] * game.n
-    for kind, seat, value in seen_events(game.hand_log(), observer, game.rules):
-        if kind == EventKind.DRAW:
-            if value is not None:
-                seen[seat] |= 1 << value
-        elif kind == EventKind.ACT and value is not None and is_play(value):
-            seen[seat] &= ~(1 << PLAYED_CARD[value])
-    return seen
+    n, rules = game.n, game.rules
+
+    def fold(state: tuple | None, events: list[Event]) -> tuple:
+        seen = [0] * n if state is None else list(state)
+        for kind, seat, value in seen_events(events, observer, rules):
+            if kind == EventKind.DRAW:
+                if value is not None:
+                    seen[seat] |= 1 << value
+            elif kind == EventKind.ACT and value is not None and is_play(value):
+                seen[seat] &= ~(1 << PLAYED_CARD[value])
+        return tuple(seen)
+
+    return list(_scan(game, ("seen_draws", observer), fold))
 
 
 def known_voids(game: Game, observer: int | None = None) -> list[int]:
@@ -70,39 +104,51 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
     rules = game.rules
     banned = rules.plan.undertrump_banned
     everything = pack_mask(game)
-    voids = VoidTracker(rules, PUBLIC if observer is None else observer)
-    voids.trump = trump
-    undertrumped = [0] * n  # K15: the cards a forced under-trump proves a seat lacks
-    strength: tuple[int, ...] = ()
-    best = -1  # the strength of the best trump in the trick so far
-    play, act, trick_kind, draw_kind = voids.play, EventKind.ACT, EventKind.TRICK, EventKind.DRAW
-    for kind, seat, value in game.hand_log():
-        if kind != act:
-            if kind == trick_kind:
-                voids.trick()
-                best = -1
-            elif kind == draw_kind and voids.draw(seat):
-                undertrumped[seat] = 0
-            continue
-        card = PLAYED_CARD[value]
-        if card < 0:  # not a card played
-            continue
-        leads = voids.led < 0
-        play(seat, card)
-        led = voids.led
-        suit = card_suit(card, trump)
-        if leads:
-            strength = strength_table(trump, led, rules.joker_rank)
-        elif banned and suit == trump != led and strength[card] < best:
-            lower = sum(1 << c for c in cards_of(everything) if is_trump_strength(strength[c])
-                        and strength[c] < best)
-            undertrumped[seat] |= everything & ~lower
-        if suit == trump:
-            best = max(best, strength[card])
-    forbidden = undertrumped
-    for seat, suits in enumerate(voids.suits):
+    act, trick_kind, draw_kind = EventKind.ACT, EventKind.TRICK, EventKind.DRAW
+
+    def fold(state: tuple | None, events: list[Event]) -> tuple:
+        """The state: the tracker's suits and trick (led, table), the cards a forced under-trump
+        proves each seat lacks (K15), the trick's strength table and its best trump so far."""
+        voids = VoidTracker(rules, PUBLIC if observer is None else observer)
+        voids.trump = trump
+        if state is None:
+            undertrumped = [0] * n
+            strength: tuple[int, ...] = ()
+            best = -1  # the strength of the best trump in the trick so far
+        else:
+            suits, voids.led, voids.table, under, strength, best = state
+            voids.suits, undertrumped = list(suits), list(under)
+        play = voids.play
+        for kind, seat, value in events:
+            if kind != act:
+                if kind == trick_kind:
+                    voids.trick()
+                    best = -1
+                elif kind == draw_kind and voids.draw(seat):
+                    undertrumped[seat] = 0
+                continue
+            card = PLAYED_CARD[value]
+            if card < 0:  # not a card played
+                continue
+            leads = voids.led < 0
+            play(seat, card)
+            led = voids.led
+            suit = card_suit(card, trump)
+            if leads:
+                strength = strength_table(trump, led, rules.joker_rank)
+            elif banned and suit == trump != led and strength[card] < best:
+                lower = sum(1 << c for c in cards_of(everything) if is_trump_strength(strength[c])
+                            and strength[c] < best)
+                undertrumped[seat] |= everything & ~lower
+            if suit == trump:
+                best = max(best, strength[card])
+        return tuple(voids.suits), voids.led, voids.table, tuple(undertrumped), strength, best
+
+    suits, _, _, undertrumped, _, _ = _scan(game, ("voids", observer, trump), fold)
+    forbidden = list(undertrumped)
+    for seat, void in enumerate(suits):
         for s in range(4):
-            if suits >> s & 1:
+            if void >> s & 1:
                 forbidden[seat] |= SUIT_MASKS[s]
     return forbidden
 

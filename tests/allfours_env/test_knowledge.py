@@ -16,6 +16,7 @@ from allfours_env.knowledge import (
     _split_options,
     known_voids,
     played_cards,
+    seen_draws,
 )
 from conftest import play, stacked_game
 
@@ -131,7 +132,9 @@ def test_resample_does_not_leak_future_deals_from_the_real_rng():
 
 
 def _slots(game):
-    return [(name, game.rng.getstate() if name == "rng" else getattr(game, name)) for name in Game.__slots__]
+    """The game's state, but its scans of the log (``Game.scans``: what was read of it, not state)."""
+    return [(name, game.rng.getstate() if name == "rng" else getattr(game, name))
+            for name in Game.__slots__ if name != "scans"]
 
 
 @pytest.mark.parametrize("preset, players", [("seven_up", 2), ("all_fours", 4), ("california_jack", 2),
@@ -172,3 +175,43 @@ def test_a_world_sampled_for_a_seat_not_to_move_has_the_legal_moves_of_its_own_h
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
     assert checked >= 20
+
+
+def _scans_afresh(game, observer):
+    """What the scans read from the hand's log alone, nothing kept from earlier calls."""
+    fresh = game.copy()
+    fresh.scans = []
+    return (played_cards(fresh), known_voids(fresh, observer),
+            seen_draws(fresh, observer) if observer is not None else None)
+
+
+@pytest.mark.parametrize("rules", [Rules.make("california_jack", 2), Rules.make("shasta_sam", 2),
+                                   Rules.make("pitch_with_joker", 4, undertrump="banned_unless_no_choice"),
+                                   Rules.make("seven_up", 3)],
+                         ids=lambda r: f"{r.preset}-{r.num_players}p-{r.undertrump.value}")
+def test_scans_kept_by_a_game_agree_with_reading_the_hand_afresh(rules):
+    """The scans of the log carry on from where a game's last call left them (Game.scans): at every
+    step of whole games, in copies that went their own ways and across hands, they are what a fresh
+    read of the hand gives."""
+    rng = random.Random(5)
+    game = Game(rules, seed=8)
+    branches = []
+    for step in range(400):
+        if game.is_over:
+            break
+        observer = None if step % 5 == 0 else game.current_player
+        kept = (played_cards(game), known_voids(game, observer),
+                seen_draws(game, observer) if observer is not None else None)
+        assert kept == _scans_afresh(game, observer)
+        if step % 37 == 0:
+            branches.append(game.copy())
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    for branch in branches:  # a copy taken earlier, played on otherwise
+        for _ in range(6):
+            if branch.is_over:
+                break
+            legal = branch.legal_actions()
+            branch.apply(legal[-1])
+            for observer in (None, 0):
+                assert known_voids(branch, observer) == _scans_afresh(branch, observer)[1]
