@@ -76,7 +76,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="wall: elapsed time; process: this process's CPU time (a shared machine)")
     args = parser.parse_args(argv)
-    print(f"{'agent':<14}{'game':<14}{'decisions':>10}{'mean ms':>10}{'median ms':>11}{'p95 ms':>9}")
+    wide = max(14, *(len(spec) + 2 for spec in args.agents))  # the agent column fits its longest spec
+    game_wide = max(14, *(len(case) + 2 for case in args.cases))
+    print(f"{'agent':<{wide}}{'game':<{game_wide}}{'decisions':>10}{'mean ms':>10}"
+          f"{'median ms':>11}{'p95 ms':>9}")
     for spec in args.agents:
         for case in args.cases:
             preset, players = case.split(":")
@@ -85,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
             times = sorted(t for run in runs for t in run)
             mean = statistics.median(statistics.fmean(run) for run in runs)
             p95 = times[int(0.95 * (len(times) - 1))]
-            print(f"{spec:<14}{case:<14}{len(times):>10}{mean * 1e3:>10.1f}"
+            print(f"{spec:<{wide}}{case:<{game_wide}}{len(times):>10}{mean * 1e3:>10.1f}"
                   f"{statistics.median(times) * 1e3:>11.2f}{p95 * 1e3:>9.1f}")
 
 
