@@ -8,7 +8,9 @@ Every backend trains the same PPO from scratch: the quick default's (``train/con
 a 256x256 network, 4,096 decisions per update, minibatches of 512, 4 epochs, Adam), against
 uniformly random opponents (the one opponent every backend plays alike), no evaluation, no warm
 start. SB3: ``n_steps`` 2,048 x 2 env processes; JAX: ``jax.num_envs`` games x
-``jax.rollout_steps`` decisions = 4,096, ``jax.minibatches`` 8 — the same arithmetic per update.
+``jax.rollout_steps`` decisions = 4,096, ``jax.minibatches`` 8: minibatches of 512 learner
+decisions, as SB3's (against random play half the rollout is the opponent's, which SB3's
+single-agent env steps inside the environment and JAX leaves out of the update).
 A learner step is one decision of the trained policy; steps/s is sampling and learning together,
 after one warm-up update (and, for JAX, after compiling, which is reported apart). Two JAX rows:
 the learner in one seat against random play (as SB3), and the learner in every seat (self-play,

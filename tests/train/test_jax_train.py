@@ -294,3 +294,49 @@ def test_the_snapshot_weight_waits_for_the_first_snapshot():
     np.testing.assert_allclose(opponent_probs(config, config.opponents.mix, 1), [0.5, 0.25, 0.25])
     alone = load("jax_quick", ["jax.self_play=0", "opponents.mix={snapshot=1}"])
     np.testing.assert_allclose(opponent_probs(alone, alone.opponents.mix, 0), [0, 1, 0])
+
+
+def update_data(learner_rows: np.ndarray, seed: int = 0) -> dict:
+    """A flattened rollout of random decisions of seven_up 2p for :meth:`Learner.update`, the rows
+    in ``learner_rows`` the learner's."""
+    rng = np.random.default_rng(seed)
+    size = len(learner_rows)
+    mask = rng.random((size, 117)) < 0.3
+    mask[:, 0] = True
+    return {"obs": (rng.random((size, 1027)) < 0.1).astype(np.float32), "mask": mask,
+            "action": np.zeros(size, np.int32), "logp": np.full(size, -1.0, np.float32),
+            "learner": learner_rows, "adv": rng.normal(size=size).astype(np.float32),
+            "returns": rng.normal(size=size).astype(np.float32)}
+
+
+def test_an_update_steps_only_over_minibatches_of_the_learners_decisions():
+    """The learner's decisions fill the first minibatches of each epoch; those left without one are
+    skipped (no Adam step), and what the opponents' rows hold changes nothing."""
+    import jax
+    import jax.numpy as jnp
+
+    from train.jax import network
+    from train.jax.ppo import Learner
+
+    config = load("jax_quick", ["jax.num_envs=8", "jax.rollout_steps=8", "jax.minibatches=4",
+                                "ppo.n_epochs=3", "ppo.net_arch=[16]"])
+    learner = Learner(config)
+    params = network.init_params(jax.random.PRNGKey(0), [16], False)
+    update = jax.jit(learner.update)
+    learner_rows = np.zeros(64, bool)
+    learner_rows[np.random.default_rng(1).choice(64, 20, replace=False)] = True  # 2 of 4 minibatches of 16
+    data = update_data(learner_rows)
+    new, opt, metrics = update(params, network.adam_init(params), data, jax.random.PRNGKey(2))
+    assert int(opt["count"]) == 3 * 2
+    assert np.isfinite(float(metrics["train/value_loss"])) and float(metrics["train/value_loss"]) > 0
+    other = update_data(learner_rows, seed=5)
+    moved = {k: np.where(learner_rows.reshape((-1,) + (1,) * (v.ndim - 1)), v, other[k])
+             for k, v in data.items()}
+    again, _, _ = update(params, network.adam_init(params), moved, jax.random.PRNGKey(2))
+    for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(again), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
+    idle, opt, _ = update(params, network.adam_init(params), update_data(np.zeros(64, bool)),
+                          jax.random.PRNGKey(2))
+    assert int(opt["count"]) == 0
+    for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(idle), strict=True):
+        assert jnp.array_equal(a, b)

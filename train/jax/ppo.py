@@ -27,7 +27,9 @@ followed by the cards that seat cannot see (:func:`allfours_env.batched.hidden.h
 recorded with each decision as booleans), the rollout-end bootstrap of each seat likewise its own
 observation and hidden cards; the actor reads the observation only (:meth:`Learner.heads`).
 
-**Update.** ``ppo.n_epochs`` epochs of ``jax.minibatches`` shuffled minibatches; the loss is SB3's
+**Update.** ``ppo.n_epochs`` epochs of shuffled minibatches of the learner's decisions (a
+``jax.minibatches``-th of the rollout each; the opponents' decisions are left out, see
+:meth:`Learner.update`); the loss is SB3's
 MaskablePPO's: clipped surrogate with per-minibatch normalised advantages, squared value error
 (``vf_coef``), entropy bonus (``ent_coef``) of the masked distribution, gradients clipped to
 ``max_grad_norm``, Adam (:mod:`train.jax.network`).
@@ -247,25 +249,43 @@ class Learner:
         return total, metrics
 
     def update(self, params, opt, data: dict[str, jax.Array], key: jax.Array):
-        """``ppo.n_epochs`` epochs of shuffled minibatches over ``data`` (one rollout, flattened)."""
+        """``ppo.n_epochs`` epochs of shuffled minibatches over ``data`` (one rollout, flattened).
+
+        Each epoch shuffles the learner's decisions and puts them first, so the minibatches hold
+        learner decisions only, but for the last one that holds any; the minibatches after it hold
+        none and are skipped (no gradient, no Adam step): an opponent's decision costs no update
+        arithmetic. A minibatch is thus ``jax.minibatches``-th of the rollout in learner decisions,
+        as SB3's ``batch_size`` counts the learner's decisions only. The metrics are the means over
+        the minibatches that ran."""
         size = self.num_envs * self.steps
         gradient = jax.grad(self.loss, has_aux=True)
+        shapes = jax.eval_shape(lambda p, d: gradient(p, d)[1], params,
+                                jax.tree.map(lambda x: x[: size // self.minibatches], data))
+        skipped = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
-        def minibatch(carry, part):
+        def step(carry, part):
             params, opt = carry
             grads, metrics = gradient(params, part)
             params, opt = network.adam_step(params, grads, opt, self.ppo.learning_rate,
                                             self.ppo.max_grad_norm)
             return (params, opt), metrics
 
+        def minibatch(carry, part):
+            ran = jnp.any(part["learner"])
+            carry, metrics = jax.lax.cond(ran, step, lambda carry, _: (carry, skipped), carry, part)
+            return carry, (metrics, ran)
+
         def epoch(carry, key):
-            order = jax.random.permutation(key, size)
+            draw = jax.random.uniform(key, (size,))
+            order = jnp.argsort(jnp.where(data["learner"], draw, draw + 2.0))  # the learner's first
             parts = jax.tree.map(lambda x: x[order].reshape(self.minibatches, size // self.minibatches,
                                                             *x.shape[1:]), data)
             return jax.lax.scan(minibatch, carry, parts)
 
-        (params, opt), metrics = jax.lax.scan(epoch, (params, opt), jax.random.split(key, self.ppo.n_epochs))
-        return params, opt, jax.tree.map(jnp.mean, metrics)
+        (params, opt), (metrics, ran) = jax.lax.scan(epoch, (params, opt),
+                                                     jax.random.split(key, self.ppo.n_epochs))
+        runs = jnp.maximum(jnp.sum(ran), 1)
+        return params, opt, jax.tree.map(lambda m: jnp.sum(m) / runs, metrics)
 
     def _iterate(self, params, opt, snapshot, probs, batch: Batch, key: jax.Array):
         """One rollout of ``jax.rollout_steps`` decisions in every game, then the update; returns the

@@ -5,7 +5,7 @@ Read with the rest of the config by :mod:`train.config` (this module imports not
     [jax]
     num_envs = 256        # games played side by side in one batch (vmap over the batched core)
     rollout_steps = 32    # decisions of every game per rollout: a rollout is num_envs x rollout_steps
-    minibatches = 4       # minibatches per epoch (ppo.n_epochs epochs over each rollout)
+    minibatches = 4       # a minibatch is this fraction of the rollout, in learner decisions
     self_play = 1.0       # weight of the learner itself in an opponent seat, beside opponents.mix
 
 ``[ppo]``'s learning rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef, max_grad_norm, n_epochs,
