@@ -29,15 +29,15 @@ from train.config import load  # noqa: E402
 def rllib_rate(config, iterations: int) -> float:
     """Learner steps/s of ``iterations`` RLlib training iterations (after a warm-up one)."""
     from train.rllib import league
-    from train.rllib.trainer import algorithm_config
+    from train.rllib.trainer import algorithm_config, lookup
 
     league.register()
     algo = algorithm_config(config).build_algo()
     try:
         algo.train()
         steps, began = 0, time.perf_counter()
-        for _ in range(iterations):
-            steps += int(algo.train()["env_runners"]["num_env_steps_sampled"])
+        for _ in range(iterations):  # an iteration whose env runners sampled nothing in time has no count
+            steps += int(lookup(algo.train(), ("env_runners", "num_env_steps_sampled")) or 0)
         return steps / (time.perf_counter() - began)
     finally:
         algo.stop()
