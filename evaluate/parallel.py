@@ -91,7 +91,7 @@ def run_in_process(player: GroupPlayer, items: Iterable[tuple[int, int]],
 THREADED = frozenset({"torch", "jax"})
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def pool_context() -> multiprocessing.context.BaseContext:
     """``fork`` where it is safe and available (fast start); ``spawn`` once torch or JAX is loaded,
     as forking a process that has started their thread pools can hang."""
     methods = multiprocessing.get_all_start_methods()
@@ -108,7 +108,7 @@ def run_in_pool(player_args: tuple[Any, ...], items: Iterable[tuple[int, int]], 
     ``on_games`` as it comes back, and the number of games the workers finished since the last
     call to ``on_played`` (a counter they share, read a few times a second). Returns True if
     interrupted by Ctrl-C. Errors raised by a game are re-raised here."""
-    context = _context()
+    context = pool_context()
     played = context.Value("q", 0) if on_played is not None else None
     told = 0
 

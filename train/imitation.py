@@ -17,13 +17,15 @@ network that already plays like a strong teacher fixes that:
 Datasets are ``.npz`` files of plain arrays (observations as float16) with a description of what
 made them, read without unpickling and checked before a run starts (:func:`check_dataset`); they are
 reusable across runs. Collection runs on several processes and depends only on the seed.
-:func:`warm_start` is the whole warm start of a run as its config asks for it.
+:func:`imitate` is the whole warm start of a run as its config asks for it, around a backend's
+fitting (:func:`warm_start`: SB3's and RLlib's policies with :func:`pretrain`; the JAX backend
+fits in JAX, :mod:`train.jax.warm_start`).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from allfours_env.knowledge import SeatView
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import Rules
 from allfours_env.seeding import derive_seed
+from evaluate.parallel import pool_context
 from evaluate.progress import Progress
 from train.config import ConfigError, TrainConfig
 
@@ -132,8 +135,8 @@ def collect(teacher: str, opponent: str, rules: Rules, games: int, seed: int = 0
         who = teacher if student is None else f"{teacher} labelling the student"
         bar = Progress(games, f"imitation data: {who} vs {opponent}")
     try:
-        if workers > 1:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
+        if workers > 1:  # forked, or spawned once torch or JAX is loaded (a fork could hang)
+            with pool_context().Pool(workers) as pool:
                 for part, chunk in zip(pool.imap(_collect_games, tasks), chunks):
                     parts.append(part)
                     if bar:
@@ -231,9 +234,24 @@ def check_dataset(config: TrainConfig) -> tuple[dict[str, np.ndarray], str] | No
 
 def warm_start(model, config: TrainConfig, cached: tuple[dict[str, np.ndarray], str] | None = None, *,
                log=print, progress: bool = True) -> None:
-    """Fit the fresh ``model`` to the configured teacher's decisions: behaviour cloning on the
-    ``cached`` dataset (:func:`check_dataset`) or on newly recorded games (saved to
-    ``imitation.dataset`` when it names a file), then the DAgger rounds."""
+    """Fit the fresh SB3 ``model`` to the configured teacher's decisions (:func:`imitate` with
+    :func:`pretrain`)."""
+    settings = config.imitation
+
+    def fit(data: dict[str, np.ndarray], epochs: int, seed: int) -> None:
+        pretrain(model, data, epochs=epochs, learning_rate=settings.learning_rate, seed=seed, log=log)
+
+    imitate(fit, lambda: actor_from_sb3(model.policy), config, cached, log=log, progress=progress)
+
+
+def imitate(fit: Callable[[dict[str, np.ndarray], int, int], None], student: Callable[[], Any],
+            config: TrainConfig, cached: tuple[dict[str, np.ndarray], str] | None = None, *,
+            log=print, progress: bool = True) -> None:
+    """The warm start of any backend: the teacher's decisions from the ``cached`` dataset
+    (:func:`check_dataset`) or from newly recorded games (saved to ``imitation.dataset`` when it
+    names a file), fitted by ``fit(data, epochs, seed)``; then the DAgger rounds, where the actor
+    ``student()`` returns (a numpy actor of the network as fitted so far) plays and the teacher
+    labels."""
     settings = config.imitation
     rules = Rules.make(config.preset, config.num_players, **config.knobs)
     if cached is not None:
@@ -246,18 +264,16 @@ def warm_start(model, config: TrainConfig, cached: tuple[dict[str, np.ndarray], 
             path = Path(settings.dataset)
             path.parent.mkdir(parents=True, exist_ok=True)
             save(data, path, made_by(config))
-    pretrain(model, data, epochs=settings.epochs, learning_rate=settings.learning_rate,
-             seed=config.seed, log=log)
+    fit(data, settings.epochs, config.seed)
     for round_number in range(1, settings.dagger_rounds + 1):
-        student = SnapshotAgent(actor_from_sb3(model.policy), deterministic=True, name="student")
+        actor = SnapshotAgent(student(), deterministic=True, name="student")
         extra = collect(settings.teacher, settings.opponent, rules, settings.dagger_games,
                         seed=derive_seed(config.seed, "dagger", round_number),
-                        workers=settings.workers, progress=progress, student=student)
+                        workers=settings.workers, progress=progress, student=actor)
         data = {key: np.concatenate([data[key], extra[key]]) for key in data}
         log(f"DAgger round {round_number}: {len(extra['actions']):,} new decisions, "
             f"{len(data['actions']):,} in all")
-        pretrain(model, data, epochs=settings.dagger_epochs, learning_rate=settings.learning_rate,
-                 seed=config.seed + round_number, log=log)
+        fit(data, settings.dagger_epochs, config.seed + round_number)
 
 
 def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size: int = 512,

@@ -302,12 +302,12 @@ def test_workers_are_spawned_not_forked_once_a_threaded_library_is_loaded(monkey
     import multiprocessing
     import types
 
-    from evaluate.parallel import _context
+    from evaluate.parallel import pool_context
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("no fork on this platform")
     for name in ("torch", "jax"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    assert _context().get_start_method() == "fork"
+    assert pool_context().get_start_method() == "fork"
     monkeypatch.setitem(sys.modules, library, types.ModuleType(library))
-    assert _context().get_start_method() == "spawn"
+    assert pool_context().get_start_method() == "spawn"

@@ -255,10 +255,10 @@ def test_the_learner_holds_its_whole_side_and_the_mix_fills_the_rest():
 
 
 @pytest.mark.parametrize("privileged", [False, True], ids=["critic", "privileged-critic"])
-def test_a_warm_started_sb3_policy_becomes_the_same_jax_learner(tmp_path, privileged):
-    """The warm start fits an SB3 policy; its state dict read as the JAX learner's parameters gives
-    the same logits and values (the layer names and orientation match; a privileged critic reads the
-    observation and the hidden cards, the actor the observation only)."""
+def test_an_sb3_policy_becomes_the_same_jax_learner(tmp_path, privileged):
+    """An SB3 policy's state dict (the names of every backend's files) read as the JAX learner's
+    parameters gives the same logits and values (the layer names and orientation match; a
+    privileged critic reads the observation and the hidden cards, the actor the observation only)."""
     import jax.numpy as jnp
     from stable_baselines3.common.vec_env import DummyVecEnv
 

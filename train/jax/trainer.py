@@ -8,8 +8,8 @@ The same TOML config as the other backends, checked the same way (:mod:`train.co
    its partner's seat; a checkpoint to resume is this backend's, with this config's network
    (``ppo.net_arch``, ``ppo.privileged_critic``: a privileged critic also reads the hidden cards,
    :mod:`train.jax.network`).
-2. **Warm start** (optional, ``[imitation]``): the SB3 backend's imitation of a teacher bot, whose
-   fitted network becomes the learner (:mod:`train.jax.warm_start`). Then **compile**
+2. **Warm start** (optional, ``[imitation]``): the learner imitates a teacher bot — the data and
+   DAgger rounds of every backend, the cloning in JAX (:mod:`train.jax.warm_start`). Then **compile**
    :class:`train.jax.ppo.Learner`'s ``iterate`` once (ahead of time, timed apart).
 3. **Loop** in Python, one call per rollout (``jax.num_envs`` games × ``jax.rollout_steps``
    decisions, then ``ppo.n_epochs`` × ``jax.minibatches`` updates, all inside ``jit``; when the mix
@@ -52,7 +52,7 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     """What only the JAX backend needs (ConfigError, one line, before anything is written)."""
     try:
         import jax  # noqa: F401
-        import torch.utils.tensorboard  # noqa: F401  (the logs, and the warm start's fitting)
+        import torch.utils.tensorboard  # noqa: F401  (the logs)
 
         from allfours_env import batched  # noqa: F401
     except ImportError:
@@ -131,14 +131,9 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     checkpoint = start.checkpoint
     runs.open_folder(start, config, log=log)
     out = start.out
-    fitted = None
     if checkpoint is not None:
         log(f"resuming from {checkpoint.path} at {checkpoint.step:,} timesteps, up to "
             f"{config.total_timesteps:,}" + ("" if start.continues else f", into {out}"))
-    elif config.imitation.teacher:  # before JAX computes anything: the teacher's games run in forks
-        from train.jax.warm_start import warm_start
-
-        fitted = warm_start(config, start.dataset, out, log=log, progress=progress)
     init_key, deal_key, run_key = jax.random.split(jax.random.PRNGKey(config.seed), 3)
     steps = iteration = 0
     pool: list[NumpyActor] = []
@@ -147,9 +142,11 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         steps, iteration = checkpoint.step, checkpoint.meta.get("iteration", 0)
         pool = snapshots_from(checkpoint)
     else:
-        hidden, privileged = list(config.ppo.net_arch), config.ppo.privileged_critic
-        params = (network.init_params(init_key, hidden, privileged) if fitted is None
-                  else network.params_from(fitted, hidden, "the warm start", privileged=privileged))
+        params = network.init_params(init_key, list(config.ppo.net_arch), config.ppo.privileged_critic)
+        if config.imitation.teacher:
+            from train.jax.warm_start import warm_start
+
+            params = warm_start(params, config, start.dataset, log=log, progress=progress)
         opt = network.adam_init(params)
     learner = Learner(config)
     activation = config.ppo.activation

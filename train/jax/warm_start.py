@@ -1,39 +1,95 @@
-"""The imitation warm start of the JAX backend, through the one the SB3 backend uses.
+"""The imitation warm start of the JAX backend: behaviour cloning in JAX.
 
-:func:`train.imitation.warm_start` (teacher data, cached datasets, behaviour cloning of the actor
-and fitting of the critic to the hands' returns, DAgger rounds) fits a MaskablePPO policy of the
-config's network. Its state dict names the actor's and critic's layers exactly as the JAX
-learner's arrays do (:func:`train.jax.network.named`), so the fitted weights become the JAX
-learner's (:func:`warm_start`); Adam starts afresh for PPO. It runs before JAX computes anything
-(the data are recorded in worker processes, which are forked).
+The teacher's data and the DAgger rounds are those of every backend (:func:`train.imitation.imitate`:
+recorded games, cached datasets, the student playing while the teacher labels); the fitting is
+:func:`fit`, the JAX twin of :func:`train.imitation.pretrain`: cross-entropy of the actor's masked
+logits on the teacher's actions plus half the squared error of the critic on the hands' returns
+(a privileged critic reads zeros for the hidden cards, which the datasets do not hold: its weights
+on them stay at zero), Adam with gradients clipped to a global norm of 1, every tenth decision held
+out for the accuracy. Each epoch is one jitted scan over the shuffled minibatches (the remainder of
+a shuffle that does not fill a minibatch waits for the next epoch's).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from train.config import TrainConfig
 
+#: The weight of the critic's squared error beside the actor's cross-entropy (as ``pretrain``).
+VALUE_WEIGHT = 0.5
+BATCH_SIZE = 512
+MAX_GRAD_NORM = 1.0
 
-def warm_start(config: TrainConfig, cached, out: Path, *, log=print, progress: bool = True
-               ) -> dict[str, np.ndarray]:
-    """The network after imitating ``config.imitation.teacher`` (``cached``: the checked dataset of
-    :func:`train.imitation.check_dataset`), as arrays that :func:`train.jax.network.params_from`
-    reads; no JAX computation happens here."""
-    import torch
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.envs import make_env
-    from train.imitation import warm_start as fit
-    from train.model import new_model, policy_arrays
+def fit(params, data: dict[str, np.ndarray], *, epochs: int, learning_rate: float, seed: int,
+        activation: str, batch_size: int = BATCH_SIZE, log=print) -> tuple[Any, list[dict[str, float]]]:
+    """``params`` fitted to the teacher's decisions in ``data`` (a dataset of
+    :mod:`train.imitation`) for ``epochs`` epochs; returns them and each epoch's loss and held-out
+    accuracy. Adam starts afresh."""
+    import jax
+    import jax.numpy as jnp
 
-    torch.manual_seed(config.seed)
-    env = DummyVecEnv([make_env(config, 0)])  # its spaces only: the model never steps it
-    try:
-        model = new_model(config, env, out)
-        fit(model, config, cached, log=log, progress=progress)
-        return policy_arrays(model)
-    finally:
-        env.close()
+    from train.jax import network
+
+    count = len(data["actions"])
+    held_out = np.arange(0, count, 10)
+    train_rows = np.setdiff1d(np.arange(count), held_out)
+    batches = max(1, len(train_rows) // batch_size)
+    size = min(batch_size, len(train_rows))
+    width = params["critic"][0][0].shape[0]
+    obs = jnp.asarray(data["observations"])  # float16, cast a minibatch at a time
+    masks, actions = jnp.asarray(data["masks"]), jnp.asarray(data["actions"].astype(np.int32))
+    returns = jnp.asarray(data["returns"], jnp.float32)
+
+    def loss(params, rows):
+        x = obs[rows].astype(jnp.float32)
+        logits = network.masked_logits(params["actor"], x, masks[rows], activation)
+        logp = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[rows][:, None], axis=1)[:, 0]
+        critic_in = jnp.pad(x, ((0, 0), (0, width - x.shape[1])))
+        value = network.mlp(params["critic"], critic_in, activation)[:, 0]
+        return -jnp.mean(logp) + VALUE_WEIGHT * jnp.mean((value - returns[rows]) ** 2)
+
+    @jax.jit
+    def epoch(params, opt, order):
+        def step(carry, rows):
+            params, opt = carry
+            value, grads = jax.value_and_grad(loss)(params, rows)
+            params, opt = network.adam_step(params, grads, opt, learning_rate, MAX_GRAD_NORM)
+            return (params, opt), value
+
+        (params, opt), losses = jax.lax.scan(step, (params, opt), order.reshape(batches, size))
+        x = obs[held_out].astype(jnp.float32)
+        chosen = jnp.argmax(network.masked_logits(params["actor"], x, masks[held_out], activation), axis=1)
+        return params, opt, jnp.mean(losses), jnp.mean(chosen == actions[held_out])
+
+    rng = np.random.default_rng(seed)
+    opt = network.adam_init(params)
+    history = []
+    for number in range(1, epochs + 1):
+        order = jnp.asarray(rng.permutation(train_rows)[:batches * size])
+        params, opt, mean_loss, accuracy = epoch(params, opt, order)
+        history.append({"epoch": number, "loss": float(mean_loss), "accuracy": float(accuracy)})
+        log(f"imitation epoch {number}/{epochs}: loss {history[-1]['loss']:.3f}, "
+            f"held-out accuracy {history[-1]['accuracy']:.1%}")
+    return params, history
+
+
+def warm_start(params, config: TrainConfig, cached, *, log=print, progress: bool = True):
+    """``params`` (a new learner) after imitating ``config.imitation.teacher`` and its DAgger rounds
+    (``cached``: the checked dataset of :func:`train.imitation.check_dataset`)."""
+    from train.imitation import imitate
+    from train.jax import network
+
+    fitted = {"params": params}
+    activation = config.ppo.activation
+
+    def fit_data(data: dict[str, np.ndarray], epochs: int, seed: int) -> None:
+        fitted["params"], _ = fit(fitted["params"], data, epochs=epochs, seed=seed, activation=activation,
+                                  learning_rate=config.imitation.learning_rate, log=log)
+
+    imitate(fit_data, lambda: network.actor_of(fitted["params"], activation), config, cached, log=log,
+            progress=progress)
+    return fitted["params"]
