@@ -8,7 +8,7 @@ import pytest
 from agents import AgentError, make_agent
 from train import ConfigError, load
 from train.__main__ import main
-from train.config import RULES, flatten
+from train.config import CONFIG_DIR, RULES, flatten
 
 
 @pytest.mark.parametrize("override, message", [
@@ -143,3 +143,13 @@ def test_policy_files_that_cannot_be_used_give_clear_errors(tmp_path):
     corrupt.write_text("garbage")
     with pytest.raises(AgentError, match="not a policy weights file"):
         make_agent(f"ppo:{corrupt}")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in CONFIG_DIR.glob("*.toml")))
+def test_every_shipped_config_loads_and_names_agents_that_build(name):
+    config = load(name)
+    for kind in config.opponents.mix:
+        if kind != "snapshot":
+            make_agent(kind)
+    if config.imitation.teacher:
+        make_agent(config.imitation.teacher)
