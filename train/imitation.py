@@ -287,10 +287,7 @@ def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size
 
     policy = model.policy
     rng = np.random.default_rng(seed)
-    count = len(data["actions"])
-    # every tenth decision is held out; the split stays put when DAgger appends data
-    held_out = np.arange(0, count, 10)
-    train_idx = np.setdiff1d(np.arange(count), held_out)
+    train_idx, held_out = split_rows(len(data["actions"]))
     obs = torch.as_tensor(data["observations"].astype(np.float32))
     width = policy.observation_space.shape[0]
     if obs.shape[1] < width:  # a privileged critic's hidden-card inputs: unknown here, left at zero
@@ -321,6 +318,18 @@ def pretrain(model, data: dict[str, np.ndarray], *, epochs: int = 10, batch_size
             dist = policy.get_distribution(obs[batch], action_masks=masks[batch].numpy())
             accuracy = float((dist.distribution.probs.argmax(dim=1) == actions[batch]).float().mean())
         history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), "accuracy": accuracy})
-        log(f"imitation epoch {epoch + 1}/{epochs}: loss {history[-1]['loss']:.3f}, "
-            f"held-out accuracy {accuracy:.1%}")
+        log(epoch_line(history[-1], epochs))
     return history
+
+
+def split_rows(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of a dataset of ``count`` decisions to fit on and to hold out: every tenth decision
+    is held out, so the split stays put when DAgger appends data."""
+    held_out = np.arange(0, count, 10)
+    return np.setdiff1d(np.arange(count), held_out), held_out
+
+
+def epoch_line(entry: dict[str, float], epochs: int) -> str:
+    """The log line of one fitted epoch (``entry``: its number, mean loss and held-out accuracy)."""
+    return (f"imitation epoch {entry['epoch']}/{epochs}: loss {entry['loss']:.3f}, "
+            f"held-out accuracy {entry['accuracy']:.1%}")

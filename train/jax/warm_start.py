@@ -32,11 +32,10 @@ def fit(params, data: dict[str, np.ndarray], *, epochs: int, learning_rate: floa
     import jax
     import jax.numpy as jnp
 
+    from train.imitation import epoch_line, split_rows
     from train.jax import network
 
-    count = len(data["actions"])
-    held_out = np.arange(0, count, 10)
-    train_rows = np.setdiff1d(np.arange(count), held_out)
+    train_rows, held_out = split_rows(len(data["actions"]))
     batches = max(1, len(train_rows) // batch_size)
     size = min(batch_size, len(train_rows))
     width = params["critic"][0][0].shape[0]
@@ -72,8 +71,7 @@ def fit(params, data: dict[str, np.ndarray], *, epochs: int, learning_rate: floa
         order = jnp.asarray(rng.permutation(train_rows)[:batches * size])
         params, opt, mean_loss, accuracy = epoch(params, opt, order)
         history.append({"epoch": number, "loss": float(mean_loss), "accuracy": float(accuracy)})
-        log(f"imitation epoch {number}/{epochs}: loss {history[-1]['loss']:.3f}, "
-            f"held-out accuracy {history[-1]['accuracy']:.1%}")
+        log(epoch_line(history[-1], epochs))
     return params, history
 
 
