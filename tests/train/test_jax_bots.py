@@ -16,7 +16,8 @@ from train import load  # noqa: E402
 
 GAMES, STEPS = 4, 40
 SETTINGS = [f"jax.num_envs={GAMES}", f"jax.rollout_steps={STEPS}", "jax.minibatches=2", "ppo.n_epochs=1",
-            "ppo.net_arch=[16]", "jax.self_play=0", "opponents.mix={heuristic=1}", 'imitation.teacher=""']
+            "ppo.net_arch=[16]", "jax.self_play=0", "opponents.mix={heuristic=1}", 'imitation.teacher=""',
+            "ppo.privileged_critic=false"]
 
 
 @pytest.fixture(scope="module")

@@ -19,9 +19,11 @@ from evaluate.__main__ import main as evaluate_main  # noqa: E402
 from train import load  # noqa: E402
 from train.__main__ import main  # noqa: E402
 
+# A pure-jit pool and a plain critic (the privileged one: below), whatever jax_quick.toml holds.
 TINY = ["total_timesteps=160", "jax.num_envs=8", "jax.rollout_steps=8", "jax.minibatches=2", "ppo.n_epochs=1",
         "ppo.net_arch=[16]", "eval.every=80", "eval.games=2", "eval.final_games=2", "eval.workers=1",
-        "opponents.snapshot_every=1", 'imitation.teacher=""']
+        "opponents.snapshot_every=1", 'imitation.teacher=""', "opponents.mix={random=0.2,snapshot=0.3}",
+        "ppo.privileged_critic=false", "average_since=0"]
 
 
 @pytest.fixture(scope="module")
@@ -319,7 +321,7 @@ def test_an_update_steps_only_over_minibatches_of_the_learners_decisions():
     from train.jax.ppo import Learner
 
     config = load("jax_quick", ["jax.num_envs=8", "jax.rollout_steps=8", "jax.minibatches=4",
-                                "ppo.n_epochs=3", "ppo.net_arch=[16]"])
+                                "ppo.n_epochs=3", "ppo.net_arch=[16]", "ppo.privileged_critic=false"])
     learner = Learner(config)
     params = network.init_params(jax.random.PRNGKey(0), [16], False)
     update = jax.jit(learner.update)
