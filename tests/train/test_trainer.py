@@ -88,6 +88,22 @@ def test_average_since_makes_the_final_model_the_mean_of_the_late_checkpoints(tm
                                rtol=1e-6)
 
 
+def hang_report(process: subprocess.Popen) -> str:
+    """What a process that did not exit was doing: the processes of its group (``ps``), and the stacks
+    of its threads that faulthandler prints on SIGABRT (or, if it had exited, what kept its pipes open)."""
+    group = subprocess.run(["ps", "-o", "pid,stat,etime,args", "-g", str(process.pid)],
+                           capture_output=True, text=True).stdout
+    alive = process.poll() is None
+    if alive:
+        os.kill(process.pid, signal.SIGABRT)
+    try:
+        _, err = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, err = process.communicate()
+    return f"trainer {'alive' if alive else 'exited, its pipes held open'}; group:\n{group}\nstderr:\n{err}"
+
+
 def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable(tmp_path):
     """Ctrl-C in a terminal goes to every process of the group: the trainer and its environment
     workers (n_envs=2: SubprocVecEnv). It used to end in a second traceback from closing the
@@ -98,8 +114,10 @@ def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable
             "ppo.net_arch=[16]", "eval.every=256", "eval.games=2", "eval.final_games=2", "eval.workers=1",
             "opponents.mix={random=1}", "imitation.teacher=''"]
     command = [sys.executable, "-m", "train", "--no-progress", "--out", str(out), "--set", *tiny]
-    process = subprocess.Popen(command, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(root)), text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # PYTHONFAULTHANDLER: should the trainer hang, SIGABRT makes it print every thread's stack.
+    process = subprocess.Popen(command, cwd=tmp_path, text=True, start_new_session=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, PYTHONPATH=str(root), PYTHONFAULTHANDLER="1"))
     try:
         deadline = time.monotonic() + 120
         while not list((out / "checkpoints").glob("step_*.json")):  # learning has begun
@@ -107,7 +125,10 @@ def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable
             time.sleep(0.05)
         time.sleep(0.3)  # inside a rollout or an update
         os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=120)  # a loaded machine (CI) may be slow to close the workers
+        try:
+            _, err = process.communicate(timeout=120)  # a loaded machine (CI) may be slow to close workers
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"no exit 120 s after Ctrl-C; {hang_report(process)}")
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
