@@ -18,13 +18,16 @@ the learner in one seat against random play (as SB3), and the learner in every s
 ``--bots`` adds the learner against ``heuristic`` (a Python bot: the rollout is stepped from Python
 on mirrored reference games, :mod:`train.jax.bots`), beside the learner against random play, and
 where its time goes. The configurations run in turn, ``--repeats`` times, and the medians are
-printed, so that load on a shared machine hits them alike.
+printed, so that load on a shared machine hits them alike. SB3 and RLlib are measured each in a
+fresh process (this script with ``--measure``), so that neither runs beside JAX's threads, Ray's
+processes or a fork of a process that has loaded them (which halved SB3's rate when they shared one).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -89,9 +92,44 @@ class JaxRun:
         return steps / (time.perf_counter() - began)
 
 
+def rllib_on_private_ray(config, iterations: int) -> float:
+    """:func:`rllib_rate` on a local Ray started for it and shut down after, so that Ray's own
+    processes do not take a share of the cores while the other backends are measured."""
+    import ray
+
+    from evaluate.ray_backend import init_ray
+
+    init_ray("")
+    try:
+        return rllib_rate(config, iterations)
+    finally:
+        ray.shutdown()
+
+
+def measure(backend: str, overrides: list[str], iterations: int) -> float:
+    """Learner steps/s of SB3 or RLlib (``backend``) on the quick config with ``overrides``, in this
+    process."""
+    import torch
+
+    config = load("quick", overrides)
+    if backend == "sb3":
+        return sb3_rate(config, iterations)
+    torch.set_num_threads(config.torch_threads)  # the driver's learner, as in a run
+    return rllib_on_private_ray(config, iterations)
+
+
+def measure_apart(backend: str, overrides: list[str], iterations: int) -> float:
+    """:func:`measure` in a fresh process of this script (its rate is the last line it prints)."""
+    command = [sys.executable, __file__, "--measure", backend, "--iterations", str(iterations), *overrides]
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
+    return float(done.stdout.split()[-1])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--measure", choices=["sb3", "rllib"], help=argparse.SUPPRESS)
+    parser.add_argument("overrides", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--iterations", type=int, default=4, help="timed updates per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="repetitions; medians are reported")
     parser.add_argument("--num-envs", type=int, default=128, help="jax.num_envs (x rollout steps = 4,096)")
@@ -99,6 +137,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bots", action="store_true", help="also JAX against heuristic (a Python bot)")
     parser.add_argument("--no-sb3", action="store_true", help="leave out SB3 (ratios to JAX vs random)")
     args = parser.parse_args(argv)
+    if args.measure:
+        print(measure(args.measure, args.overrides, args.iterations))
+        return
+    if args.overrides:
+        parser.error(f"unrecognized arguments: {' '.join(args.overrides)}")
     steps = 4096 // args.num_envs
     jax_common = [*COMMON, f"jax.num_envs={args.num_envs}", f"jax.rollout_steps={steps}", "jax.minibatches=8"]
     setups = {
@@ -112,27 +155,22 @@ def main(argv: list[str] | None = None) -> None:
     if args.no_sb3:
         del setups["Stable-Baselines3, 2 env processes"]
     if args.rllib:
-        from evaluate.ray_backend import init_ray
-
-        init_ray("")
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error("--rllib needs Ray: pip install 'allfours[rllib]'")
         setups["RLlib, 1 env runner"] = ("rllib", [*COMMON, "rllib.num_env_runners=1",
                                                     "rllib.num_envs_per_env_runner=8"])
-    import torch
-
-    torch.set_num_threads(1)  # the quick default's torch_threads
     runs: dict[str, list[float]] = {}
     compiled = {label: JaxRun(load("quick", overrides)) for label, (backend, overrides) in setups.items()
                 if backend == "jax"}
     compile_seconds = [run.compile_seconds for run in compiled.values()]
     for _ in range(args.repeats):
         for label, (backend, overrides) in setups.items():
-            config = load("quick", overrides)
             if backend == "jax":
                 rate = compiled[label].rate(args.iterations)
-            elif backend == "sb3":
-                rate = sb3_rate(config, args.iterations)
             else:
-                rate = rllib_rate(config, args.iterations)
+                rate = measure_apart(backend, overrides, args.iterations)
             runs.setdefault(label, []).append(rate)
             print(f"{label}: {rate:,.0f} steps/s", file=sys.stderr)
 
