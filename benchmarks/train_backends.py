@@ -3,6 +3,7 @@
     python benchmarks/train_backends.py                          # JAX and SB3
     python benchmarks/train_backends.py --rllib --iterations 5 --repeats 3
     python benchmarks/train_backends.py --bots --no-sb3          # JAX against heuristic beside random
+    python benchmarks/train_backends.py --bots --no-sb3 --preset don   # the same on another 2p preset
 
 Every backend trains the same PPO from scratch: the quick default's (``train/configs/quick.toml``:
 a 256x256 network, 4,096 decisions per update, minibatches of 512, 4 epochs, Adam), against
@@ -17,10 +18,11 @@ the learner in one seat against random play (as SB3), and the learner in every s
 ``jax.self_play = 1`` and an empty snapshot pool: every decision of the batch is a learner step).
 ``--bots`` adds the learner against ``heuristic`` (a Python bot: the rollout is stepped from Python
 on mirrored reference games, :mod:`train.jax.bots`), beside the learner against random play, and
-where its time goes. The configurations run in turn, ``--repeats`` times, and the medians are
-printed, so that load on a shared machine hits them alike. SB3 and RLlib are measured each in a
-fresh process (this script with ``--measure``), so that neither runs beside JAX's threads, Ray's
-processes or a fork of a process that has loaded them (which halved SB3's rate when they shared one).
+where its time goes. ``--preset`` measures another two-player game (default seven_up). The
+configurations run in turn, ``--repeats`` times, and the medians are printed, so that load on a
+shared machine hits them alike. SB3 and RLlib are measured each in a fresh process (this script
+with ``--measure``), so that neither runs beside JAX's threads, Ray's processes or a fork of a
+process that has loaded them (which halved SB3's rate when they shared one).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rllib_throughput import rllib_rate, sb3_rate  # noqa: E402  (this folder)
 
+from allfours_env.rules import PRESETS  # noqa: E402
 from train.config import load  # noqa: E402
 
 #: The quick default's PPO against random opponents, for every backend.
@@ -136,18 +139,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rllib", action="store_true", help="also RLlib with one env runner")
     parser.add_argument("--bots", action="store_true", help="also JAX against heuristic (a Python bot)")
     parser.add_argument("--no-sb3", action="store_true", help="leave out SB3 (ratios to JAX vs random)")
+    parser.add_argument("--preset", default="seven_up", choices=sorted(PRESETS),
+                        help="the game (two players; default seven_up, the quick default's)")
     args = parser.parse_args(argv)
     if args.measure:
         print(measure(args.measure, args.overrides, args.iterations))
         return
     if args.overrides:
         parser.error(f"unrecognized arguments: {' '.join(args.overrides)}")
+    if 2 not in PRESETS[args.preset]["players"]:
+        parser.error(f"--preset {args.preset} is not played by two players; choose a 2-player preset")
     steps = 4096 // args.num_envs
-    jax_common = [*COMMON, f"jax.num_envs={args.num_envs}", f"jax.rollout_steps={steps}", "jax.minibatches=8"]
+    common = [*COMMON, f"preset={args.preset}", "num_players=2"]
+    jax_common = [*common, f"jax.num_envs={args.num_envs}", f"jax.rollout_steps={steps}", "jax.minibatches=8"]
     setups = {
         "JAX, learner vs random": ("jax", jax_common + ["jax.self_play=0"]),
         "JAX, learner in every seat": ("jax", jax_common + ["jax.self_play=1", "opponents.mix={snapshot=1}"]),
-        "Stable-Baselines3, 2 env processes": ("sb3", COMMON),
+        "Stable-Baselines3, 2 env processes": ("sb3", common),
     }
     if args.bots:
         setups["JAX, learner vs heuristic (Python)"] = ("jax", jax_common + ["jax.self_play=0",
@@ -159,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
             import ray  # noqa: F401
         except ImportError:
             parser.error("--rllib needs Ray: pip install 'allfours[rllib]'")
-        setups["RLlib, 1 env runner"] = ("rllib", [*COMMON, "rllib.num_env_runners=1",
+        setups["RLlib, 1 env runner"] = ("rllib", [*common, "rllib.num_env_runners=1",
                                                     "rllib.num_envs_per_env_runner=8"])
     runs: dict[str, list[float]] = {}
     compiled = {label: JaxRun(load("quick", overrides)) for label, (backend, overrides) in setups.items()
@@ -179,8 +187,9 @@ def main(argv: list[str] | None = None) -> None:
     import jax
 
     also = " (and heuristic)" if args.bots else ""
-    print(f"learner steps/s, the quick default's PPO against random{also}, {args.iterations} updates x "
-          f"{args.repeats} repeats (medians); JAX on {jax.devices()[0].platform}, compile "
+    print(f"learner steps/s on {args.preset} 2p, the quick default's PPO against random{also}, "
+          f"{args.iterations} updates x {args.repeats} repeats (medians); "
+          f"JAX on {jax.devices()[0].platform}, compile "
           f"{min(compile_seconds):,.0f}-{max(compile_seconds):,.0f} s")
     print(f"| backend | learner steps/s | x {'JAX vs random' if args.no_sb3 else 'SB3'} | runs |")
     print("| --- | ---: | ---: | --- |")
