@@ -18,16 +18,13 @@ from train import evaluation
 from train.checkpoints import save_checkpoint
 from train.config import TrainConfig
 from train.curve import append_csv
-from train.interrupt import CtrlC
 
 
 class TrainingCallback(BaseCallback):
     """Snapshots into the opponent pools, periodic evaluation, checkpoints and logs."""
 
-    def __init__(self, config: TrainConfig, out: Path, progress: bool = False,
-                 ctrl_c: CtrlC | None = None) -> None:
+    def __init__(self, config: TrainConfig, out: Path, progress: bool = False) -> None:
         super().__init__()
-        self.ctrl_c = ctrl_c
         self.progress = progress
         self.bar: Progress | None = None
         self.config = config
@@ -59,8 +56,6 @@ class TrainingCallback(BaseCallback):
                 self.logger.record(f"pool/mix_{kind}", weight)
 
     def _on_step(self) -> bool:
-        if self.ctrl_c is not None:
-            self.ctrl_c.check()
         if self.bar is not None:
             self.bar.update(self.training_env.num_envs)
         if self.num_timesteps >= self.next_eval:

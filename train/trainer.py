@@ -33,7 +33,6 @@ from train.checkpoints import restore
 from train.config import ConfigError, TrainConfig
 from train.curve import plot_curve, read_curve
 from train.envs import close_vec_env, make_vec_env
-from train.interrupt import CtrlC
 from train.model import new_model
 
 
@@ -67,13 +66,12 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             from train.imitation import warm_start
 
             warm_start(model, config, start.dataset, log=log, progress=progress)
+        callback = TrainingCallback(config, out, progress=progress)
         began = time.perf_counter()
         first = model.num_timesteps
-        with CtrlC() as ctrl_c:  # checked at every step: a Ctrl-C a library swallowed still stops the run
-            callback = TrainingCallback(config, out, progress=progress, ctrl_c=ctrl_c)
-            # A resumed run continues up to total_timesteps (SB3 counts reset_num_timesteps=False on top).
-            model.learn(total_timesteps=config.total_timesteps - first, callback=callback,
-                        reset_num_timesteps=start.checkpoint is None, tb_log_name="ppo")
+        # A resumed run continues up to total_timesteps (SB3 counts reset_num_timesteps=False on top).
+        model.learn(total_timesteps=config.total_timesteps - first, callback=callback,
+                    reset_num_timesteps=start.checkpoint is None, tb_log_name="ppo")
         seconds = time.perf_counter() - began - callback.eval_seconds
         learned = model.num_timesteps - first
         if callback.last_eval != model.num_timesteps:
