@@ -115,8 +115,12 @@ def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable
             "opponents.mix={random=1}", "imitation.teacher=''"]
     command = [sys.executable, "-m", "train", "--no-progress", "--out", str(out), "--set", *tiny]
     # PYTHONFAULTHANDLER: should the trainer hang, SIGABRT makes it print every thread's stack.
+    # A terminal's Ctrl-C reaches a trainer whose SIGINT is the default; restore it in the child, as a
+    # test run launched in the background (or a test process where SIGINT was set ignored) hands
+    # SIGINT down ignored, and the trainer then trains on (the flake CI saw: still training 2 min on).
     process = subprocess.Popen(command, cwd=tmp_path, text=True, start_new_session=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                                env=dict(os.environ, PYTHONPATH=str(root), PYTHONFAULTHANDLER="1"))
     try:
         deadline = time.monotonic() + 120
