@@ -57,7 +57,8 @@ class JaxRun:
         from train.jax.trainer import opponent_probs
 
         learner = Learner(config)
-        self.params = network.init_params(jax.random.PRNGKey(config.seed), list(config.ppo.net_arch))
+        self.params = network.init_params(jax.random.PRNGKey(config.seed), list(config.ppo.net_arch),
+                                          config.ppo.privileged_critic)
         self.opt = network.adam_init(self.params)
         self.probs = opponent_probs(config, config.opponents.mix, 0)
         self.batch = learner.start(jax.random.PRNGKey(1), self.probs)
