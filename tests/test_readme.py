@@ -1,8 +1,9 @@
 """Every Python example of the README and of the pages under ``docs/`` runs as written.
 
 Each ```python block runs in a fresh interpreter whose working folder is a temporary one that sees
-the repository's ``agents/`` (the examples name ``agents/policies/...`` relative to the repository
-root) and writes its files (``game.json``) there. A block that the text introduces as "continuing"
+the repository's ``agents/`` and ``benchmarks/`` (the examples name ``agents/policies/...`` and
+import the benchmark scripts relative to the repository root) and writes its files (``game.json``)
+there. A block that the text introduces as "continuing"
 an example runs after the first block of its section (a ``## `` heading of the same page).
 
 None is shrunk or skipped: the slowest (five seconds of PPO in docs/environment.md, a game of the
@@ -61,7 +62,8 @@ def test_no_example_is_indented_inside_a_list_item():
 
 @pytest.mark.parametrize("code", [pytest.param(code, id=where) for where, code in EXAMPLES])
 def test_example_runs_as_written(code, tmp_path):
-    (tmp_path / "agents").symlink_to(ROOT / "agents", target_is_directory=True)
+    for folder in ("agents", "benchmarks"):
+        (tmp_path / folder).symlink_to(ROOT / folder, target_is_directory=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=600)
