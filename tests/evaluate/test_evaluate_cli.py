@@ -17,6 +17,7 @@ import pytest
 
 from agents.base import _REGISTRY
 from allfours_env import replay
+from child_signals import sigint_as_in_a_terminal
 from conftest import FailingAgent, run_cli
 from evaluate.__main__ import main
 
@@ -123,11 +124,9 @@ def test_ctrl_c_keeps_finished_games(tmp_path):
     the progress line shows finished games."""
     command, env = _cli("random", "random", "--games", "2000000", "--workers", "2", "--no-plot",
                         "--out", str(tmp_path))
-    # A terminal's Ctrl-C reaches a process whose SIGINT is the default; restore it in the child,
-    # as a background or nohup launch of the test run hands down SIGINT ignored.
     with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           start_new_session=True,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as process:
+                          preexec_fn=sigint_as_in_a_terminal) as process:
         chunks: list[bytes] = []
         reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: process.stderr.read1(4096), b"")))
         reader.start()

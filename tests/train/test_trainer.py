@@ -14,6 +14,7 @@ import pytest
 
 from agents import make_agent
 from allfours_env.observation import OBS_SIZE
+from child_signals import sigint_as_in_a_terminal
 from conftest import TINY, npz
 from train import load
 from train.__main__ import main
@@ -104,12 +105,6 @@ def hang_report(process: subprocess.Popen) -> str:
     return f"trainer {'alive' if alive else 'exited, its pipes held open'}; group:\n{group}\nstderr:\n{err}"
 
 
-def sigint_as_in_a_terminal() -> None:
-    """In a child before it starts: SIGINT neither ignored nor blocked, whatever this process has."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable(tmp_path):
     """Ctrl-C in a terminal goes to every process of the group: the trainer and its environment
     workers (n_envs=2: SubprocVecEnv). It used to end in a second traceback from closing the
@@ -121,9 +116,6 @@ def test_ctrl_c_during_subprocess_training_is_one_message_exit_130_and_resumable
             "opponents.mix={random=1}", "imitation.teacher=''"]
     command = [sys.executable, "-m", "train", "--no-progress", "--out", str(out), "--set", *tiny]
     # PYTHONFAULTHANDLER: should the trainer hang, SIGABRT makes it print every thread's stack.
-    # A terminal's Ctrl-C reaches a trainer whose SIGINT is the default; restore it in the child: a
-    # test run launched in the background (or a process where SIGINT was set ignored or blocked)
-    # hands it down so, and the trainer then trains on (the flake CI saw: training 2 min after).
     process = subprocess.Popen(command, cwd=tmp_path, text=True, start_new_session=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                preexec_fn=sigint_as_in_a_terminal,
