@@ -3,8 +3,8 @@
 Each ```python block runs in a fresh interpreter whose working folder is a temporary one that sees
 the repository's ``agents/`` and ``benchmarks/`` (the examples name ``agents/policies/...`` and
 import the benchmark scripts relative to the repository root) and writes its files (``game.json``)
-there. A block that the text introduces as "continuing"
-an example runs after the first block of its section (a ``## `` heading of the same page).
+there. A block that the text introduces as "continuing" an example runs after the first block of its
+section (a ``## `` heading of the same page).
 
 None is shrunk or skipped: the slowest (five seconds of PPO in docs/environment.md, a game of the
 search bot) take seconds. The command lines of the pages are checked by tests/test_doc_commands.py.

@@ -1,6 +1,7 @@
 """Every shipped policy (``agents/policies/<preset>_<players>p.npz``) says how to make it again and
 how it was scored: its name, the game it was trained for, the config its ``reproduce`` command
-trains and its evaluation command all name the same game."""
+trains and its evaluation command all name the same game. Both commands are read by the parsers of
+``python -m train`` and ``python -m evaluate`` themselves."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ from pathlib import Path
 import pytest
 
 from agents.policy_file import read_metadata
-from train.config import load
+from evaluate.__main__ import parser as evaluate_parser
+from train import load
+from train.__main__ import parser as train_parser
 
 POLICIES = sorted((Path(__file__).resolve().parents[2] / "agents" / "policies").glob("*.npz"))
 
 
-def option(command: str, name: str, default: str | None = None) -> str | None:
-    """The value of ``--name`` in a command line, or ``default``."""
+def arguments(command: str, module: str) -> list[str]:
+    """The arguments of ``command``, a ``python -m <module> ...`` line."""
     words = shlex.split(command)
-    return words[words.index(name) + 1] if name in words else default
+    assert words[:3] == ["python", "-m", module], command
+    return words[3:]
 
 
 def test_there_are_shipped_policies():
@@ -31,15 +35,15 @@ def test_a_shipped_policy_names_its_game_its_recipe_and_its_table(path):
     game = meta["trained_for"]
     assert path.stem == f"{game['preset']}_{game['num_players']}p"
     assert game["knobs"] == {}
-    config = load(option(meta["reproduce"], "--config"))
+    recipe = train_parser().parse_args(arguments(meta["reproduce"], "train"))
+    config = load(recipe.config, list(recipe.set))
     assert (config.preset, config.num_players) == (game["preset"], game["num_players"])
     evaluation = meta["evaluation"]
-    command = evaluation["command"]
-    assert f"ppo:agents/policies/{path.name}" in shlex.split(command)
-    assert option(command, "--preset", "seven_up") == game["preset"]
-    assert int(option(command, "--players", "2")) == game["num_players"]
-    assert option(command, "--games") == "2000" and option(command, "--seed") == "0"
+    table = evaluate_parser().parse_args(arguments(evaluation["command"], "evaluate"))
+    assert table.agents[0] == f"ppo:agents/policies/{path.name}"
+    assert (table.preset, table.players, table.rule) == (game["preset"], game["num_players"], [])
+    assert (table.games, table.seed) == (2000, 0)
     for opponent in ("random", "heuristic"):
-        assert evaluation[opponent]["games"] == 2000
+        assert opponent in table.agents and evaluation[opponent]["games"] == 2000
         low, high = evaluation[opponent]["win_rate_ci"]
         assert low <= evaluation[opponent]["win_rate"] <= high
