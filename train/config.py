@@ -5,6 +5,9 @@ settings, the opponent mix of self-play, the evaluation schedule, the budget and
 
     python -m train --config train/configs/full.toml --set total_timesteps=2000000 ppo.learning_rate=1e-4
 
+A config may build on another: ``base = "don_2p"`` (a shipped config's name, or a path relative to
+the file) takes that config's settings and puts the file's own on top, tables key by key.
+
 Every value is checked, its type and its range, before anything runs: an unknown key or a bad
 value raises :class:`ConfigError`, one line naming the key and what it accepts. Every count has an
 upper bound too, far above any real run (a value beyond it is a typo that would fork processes until
@@ -311,20 +314,55 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
 
 
 def load_dict(path: str | Path | None = None, overrides: list[str] | None = None) -> dict[str, Any]:
-    """The settings of a TOML config with ``overrides`` applied, not yet checked."""
-    path = Path(path) if path else CONFIG_DIR / "quick.toml"
+    """The settings of a TOML config (its ``base`` config's, if it names one, with its own on top)
+    with ``overrides`` applied, not yet checked."""
+    data = _read_config(config_path(path or "quick", None), ())
+    for item in overrides or []:
+        apply_override(data, item)
+    return data
+
+
+def config_path(name: str | Path, including: Path | None) -> Path:
+    """The file a ``--config`` (or a ``base`` key in the config ``including``) names: a bare name
+    like ``full`` means ``train/configs/full.toml``; a relative path is read from the current folder
+    (or, for a ``base``, from the including config's folder)."""
+    path = Path(name)
     if not path.suffix and not path.exists():
-        path = CONFIG_DIR / f"{path}.toml"
+        return CONFIG_DIR / f"{path}.toml"
+    return path if including is None or path.is_absolute() else including.parent / path
+
+
+def _read_config(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
+    """The settings of the config file ``path`` merged over those of its ``base`` (tables key by
+    key, any other value replaced); ``chain`` holds the files that include it, to refuse a cycle."""
     if not path.is_file():
         choices = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.toml")))
-        raise ConfigError(f"no config file {path} (the shipped configs are: {choices})")
+        named = f" (the base of {chain[-1]})" if chain else ""
+        raise ConfigError(f"no config file {path}{named} (the shipped configs are: {choices})")
+    if path.resolve() in chain:
+        raise ConfigError(f"{path} is its own base (through {' -> '.join(str(p) for p in chain)}): "
+                          "remove one of the base keys")
     try:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as err:
         raise ConfigError(f"{path} is not a readable TOML file: {err}") from None
-    for item in overrides or []:
-        apply_override(data, item)
-    return data
+    if "base" not in data:
+        return data
+    base = data.pop("base")
+    if not isinstance(base, str) or not base:
+        raise ConfigError(f"{path}: base must name another config (e.g. base = \"full\"), got {base!r}")
+    merged = _read_config(config_path(base, path), (*chain, path.resolve()))
+    _merge(merged, data)
+    return merged
+
+
+def _merge(into: dict[str, Any], settings: dict[str, Any]) -> None:
+    """Put ``settings`` over ``into``: a table into a table key by key, any other value in place."""
+    for key, value in settings.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:

@@ -136,6 +136,28 @@ def test_missing_config_file_names_the_shipped_ones():
         load("nonexistent")
 
 
+def test_a_config_with_a_base_is_the_base_with_its_own_settings_on_top(tmp_path):
+    (tmp_path / "longer.toml").write_text('base = "full"\ntotal_timesteps = 3_000_000\n'
+                                          "[ppo]\nlearning_rate = 5e-5\n")
+    (tmp_path / "on_don.toml").write_text('base = "longer.toml"\npreset = "don"\n')
+    full, config = load("full"), load(tmp_path / "on_don.toml", ["seed=7"])
+    assert (config.preset, config.total_timesteps, config.seed) == ("don", 3_000_000, 7)
+    assert config.ppo.learning_rate == 5e-5
+    assert config.ppo.n_epochs == full.ppo.n_epochs and config.ppo.net_arch == full.ppo.net_arch
+    assert config.opponents == full.opponents and config.imitation == full.imitation
+
+
+@pytest.mark.parametrize("text, message", [
+    ('base = "nowhere"', "no config file .*nowhere.*the base of"),
+    ("base = 3", "base must name another config"),
+    ('base = "self.toml"', "is its own base"),
+])
+def test_a_bad_base_is_one_clear_error(tmp_path, text, message):
+    (tmp_path / "self.toml").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load(tmp_path / "self.toml")
+
+
 def test_policy_files_that_cannot_be_used_give_clear_errors(tmp_path):
     with pytest.raises(AgentError, match="no policy file"):
         make_agent(f"ppo:{tmp_path / 'missing.npz'}")
