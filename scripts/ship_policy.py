@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -34,6 +33,7 @@ from agents.base import AgentError  # noqa: E402
 from agents.policy_file import read_json, read_metadata  # noqa: E402
 from allfours_env.rules import Rules  # noqa: E402
 from evaluate import run_tournament  # noqa: E402
+from train.checkpoints import checkpoint_step  # noqa: E402
 from train.config import ConfigError, load  # noqa: E402
 
 BAR = 0.55  #: the win rate against heuristic a shipped policy aims for, its interval above 1/2
@@ -62,12 +62,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """The run's metadata and its recipe's name, or a :class:`ShipError` (or ``AgentError``) saying
-    why the run cannot be shipped as asked."""
-    for name in ("model.npz", "model.json", "config.json"):
-        if not (args.run / name).is_file():
-            raise ShipError(f"{args.run / name} not found: give the output folder of a finished training run")
+def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str, str]:
+    """The run's metadata, its recipe's name and the policy's name, or a :class:`ShipError` (or
+    ``AgentError``) saying why the run cannot be shipped as asked."""
+    for file in ("model.npz", "model.json", "config.json"):
+        if not (args.run / file).is_file():
+            raise ShipError(f"{args.run / file} not found: give the output folder of a finished training run")
     meta = read_metadata(args.run / "model.npz")
     game = meta["trained_for"]
     name = f"{game['preset']}_{game['num_players']}p"
@@ -93,7 +93,7 @@ def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if args.games < 2 or any(seed == 0 for seed in args.seeds):
         raise ShipError("--games must be at least 2 and --seeds must not repeat seed 0 (the publication "
                         "deals)")
-    return meta, recipe
+    return meta, recipe, name
 
 
 def row(numbers: dict[str, Any]) -> dict[str, Any]:
@@ -146,7 +146,7 @@ def metadata(args: argparse.Namespace, meta: dict[str, Any], recipe: str, name: 
              scored: dict[str, Any]) -> dict[str, Any]:
     """The shipped policy's ``.json``."""
     game = meta["trained_for"]
-    averaged = sorted(int(re.search(r"step_(\d+)", str(p)).group(1)) for p in meta.get("averaged", []))
+    averaged = sorted(checkpoint_step(path) for path in meta.get("averaged", []))
     backend = meta.get("backend", "sb3")
     reproduce = f"python -m train {'' if backend == 'sb3' else f'--backend {backend} '}--config {recipe}"
     weights = (f"the weight average of its checkpoints from {steps_label(averaged[0])} to "
@@ -198,12 +198,11 @@ def metadata(args: argparse.Namespace, meta: dict[str, Any], recipe: str, name: 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        meta, recipe = checked(args)
+        meta, recipe, name = checked(args)
     except (ShipError, AgentError) as err:
         print(f"ship_policy.py: error: {err}", file=sys.stderr)
         return 2
     game = meta["trained_for"]
-    name = f"{game['preset']}_{game['num_players']}p"
     scored = score(args, f"ppo:agents/policies/{name}.npz", game)
     shipped = metadata(args, meta, recipe, name, scored)
     args.dest.mkdir(parents=True, exist_ok=True)
