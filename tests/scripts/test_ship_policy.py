@@ -15,18 +15,20 @@ ship_policy = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(ship_policy)
 
 
-def fake_run(folder: Path, recipe: str = "don_2p", **changes) -> Path:
+def fake_run(folder: Path, recipe: str | Path = "don_2p", games: int = 4, **changes) -> Path:
     """A finished run's folder: the shipped don policy's weights, the recipe's settings (with
-    ``changes``) and the metadata a JAX run writes."""
+    ``changes``) and the metadata a JAX run writes (``games`` in its final table)."""
     folder.mkdir()
     shutil.copyfile(ROOT / "agents" / "policies" / "don_2p.npz", folder / "model.npz")
     shipped = read_metadata(ROOT / "agents" / "policies" / "don_2p.npz")
     meta = {key: shipped[key] for key in ship_policy.KEYS}
+    settings = {**load(recipe).to_dict(), "out": str(folder), **changes}
+    meta["trained_for"] = {"preset": settings["preset"], "num_players": settings["num_players"], "knobs": {}}
     meta.update(seed=0, timesteps=1_000_000, learner_steps_per_s=5000.0, backend="jax", devices=["cpu:0"],
                 averaged=[str(folder / "checkpoints" / f"step_{n}.npz") for n in (1_000_000, 500_000)],
-                final_eval={"heuristic": {"win_rate": 0.5, "win_rate_ci": [0.4, 0.6], "games": 4}})
+                final_eval={"heuristic": {"win_rate": 0.5, "win_rate_ci": [0.4, 0.6], "games": games}})
     (folder / "model.json").write_text(json.dumps(meta))
-    (folder / "config.json").write_text(json.dumps({**load(recipe).to_dict(), "out": str(folder), **changes}))
+    (folder / "config.json").write_text(json.dumps(settings))
     return folder
 
 
@@ -43,9 +45,9 @@ def test_a_run_is_shipped_with_its_recipe_its_tables_and_the_bar(tmp_path, capsy
     assert meta["averaged_steps"] == [500_000, 1_000_000]
     assert meta["provenance"].endswith("; wall 1 s")
     evaluation = meta["evaluation"]
-    assert evaluation["command"].startswith(
+    assert evaluation["commands"] == [
         "python -m evaluate ppo:agents/policies/don_2p.npz random heuristic --schedule first-vs-rest "
-        "--games 4 --seed 0 --preset don --players 2")
+        "--games 4 --seed 0 --preset don --players 2 --workers 1"]
     for opponent in ("random", "heuristic"):
         low, high = evaluation[opponent]["win_rate_ci"]
         assert evaluation[opponent]["games"] == 4 and low <= evaluation[opponent]["win_rate"] <= high
@@ -66,3 +68,26 @@ def test_a_run_that_is_not_its_recipe_is_refused_before_any_game(tmp_path, capsy
     assert ship_policy.main(argv) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "policies").exists()
+
+
+def test_a_free_for_all_is_scored_against_copies_of_each_bot(tmp_path):
+    # three players, each alone (the stand-in weights, don's, bid too badly to end four-player
+    # auction games against three random bidders)
+    recipe = tmp_path / "auction_pitch_3p.toml"
+    recipe.write_text(f'base = "{ROOT / "train" / "configs" / "don_2p.toml"}"\n'
+                      'preset = "auction_pitch"\nnum_players = 3\n')
+    run = fake_run(tmp_path / "run", recipe, games=6)
+    dest = tmp_path / "policies"
+    argv = [str(run), "--config", str(recipe), "--dest", str(dest), "--games", "4", "--seeds", "1",
+            "--workers", "1"]
+    assert ship_policy.main(argv) == 0
+    evaluation = read_metadata(dest / "auction_pitch_3p.npz")["evaluation"]
+    assert evaluation["commands"] == [
+        f"python -m evaluate ppo:agents/policies/auction_pitch_3p.npz {bot} {bot} --games 4 --seed 0 "
+        f"--preset auction_pitch --players 3 --workers 1" for bot in ("random", "heuristic")]
+    for opponent in ("random", "heuristic"):  # one deal group: the policy in each seat, the bots in any order
+        assert evaluation[opponent]["games"] == 6
+    assert set(evaluation["other_deal_sets"]["heuristic"]) == {"seed 1", "run final"}
+    assert "41.67% against 2 copies of heuristic" in evaluation["bar"]
+    assert "fair share of 33%" in evaluation["bar"]
+    assert "heuristic random random --games 4" in evaluation["bar"]
