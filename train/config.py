@@ -407,9 +407,13 @@ def validate(config: TrainConfig) -> None:
         if not ok:
             raise ConfigError(message)
     try:
-        Rules.make(config.preset, config.num_players, **config.knobs)
+        rules = Rules.make(config.preset, config.num_players, **config.knobs)
     except RulesError as err:
         raise ConfigError(str(err)) from None
+    if config.opponents.partner != "learner" and rules.num_sides == rules.num_players:
+        raise ConfigError(f"opponents.partner = {config.opponents.partner!r} has no seat: {config.preset} "
+                          f"with {config.num_players} players has no partnerships; leave opponents.partner "
+                          f"= \"learner\"")
     for where, spec in agent_specs(config):
         try:
             parse_spec(spec)

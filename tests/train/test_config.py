@@ -112,6 +112,17 @@ def test_a_knob_that_does_not_apply_to_the_game_is_refused_before_anything_is_wr
     assert not out.exists()
 
 
+def test_a_partner_in_a_game_without_partnerships_is_refused_before_anything_is_written(tmp_path, capsys):
+    """opponents.partner names the seat beside the learner; in a game of players alone it would be
+    ignored."""
+    out = tmp_path / "run"
+    assert main(["--set", "preset=auction_pitch", "num_players=4", "opponents.partner=heuristic",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "opponents.partner = 'heuristic' has no seat" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
 def test_every_setting_has_a_type_and_range_check():
     assert set(flatten(load().to_dict())) == set(RULES)
 

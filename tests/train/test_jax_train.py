@@ -85,7 +85,7 @@ def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
 @pytest.mark.parametrize(("setting", "named"), [
     ("opponents.mix={nobot=1}", "opponents.mix"),
     ('opponents.mix={"pimc:nosuch=1"=1}', "opponents.mix"),
-    ("opponents.partner=random", "opponents.partner"),
+    ("opponents.partner=heuristic", "opponents.partner"),
     ("jax.minibatches=3", "jax.minibatches"),
     ("jax.num_envs=0", "jax.num_envs"),
 ])

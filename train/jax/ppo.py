@@ -56,10 +56,24 @@ KINDS = {"random": RANDOM, "snapshot": SNAPSHOT}
 
 
 def python_bots(config: TrainConfig) -> list[str]:
-    """The agent specs of ``opponents.mix`` and its schedule that play outside ``jit`` (every kind
-    but ``random`` and ``snapshot``), in the order they are first named."""
+    """The agent specs of ``opponents.mix``, its schedule and ``opponents.partner`` that play outside
+    ``jit`` (every kind but ``random`` and ``snapshot``), in the order they are first named."""
     mixes = [config.opponents.mix, *(stage["mix"] for stage in config.opponents.schedule)]
-    return list(dict.fromkeys(kind for mix in mixes for kind in mix if kind not in KINDS))
+    named = [kind for mix in mixes for kind in mix]
+    if config.opponents.partner != "learner":
+        named.append(config.opponents.partner)
+    return list(dict.fromkeys(kind for kind in named if kind not in KINDS))
+
+
+def partner_controller(config: TrainConfig) -> int:
+    """The controller of the learner's partner (``opponents.partner``, an agent spec or ``learner``):
+    LEARNER, RANDOM or ``BOT`` + the bot's index in :func:`python_bots`."""
+    partner = config.opponents.partner
+    if partner == "learner":
+        return LEARNER
+    if partner == "random":
+        return RANDOM
+    return BOT + python_bots(config).index(partner)
 
 
 class Batch(NamedTuple):
@@ -87,6 +101,7 @@ class Learner:
         self.snapshots = any(k == "snapshot" for k in config.opponents.mix) or any(
             "snapshot" in stage["mix"] for stage in config.opponents.schedule)
         self.bots = python_bots(config)
+        self.partner = partner_controller(config)
         self._step = jax.vmap(batched.auto_reset(self.env))
         self.start = jax.jit(self._start)
         self.iterate = jax.jit(self._iterate)
@@ -94,14 +109,15 @@ class Learner:
     # ------------------------------------------------------------ seats
 
     def draw(self, key: jax.Array, probs: jax.Array) -> jax.Array:
-        """Controllers of every seat of ``num_envs`` new games (int32[games, players]); ``probs``
-        weighs LEARNER, RANDOM, SNAPSHOT and each of :attr:`bots` for the seats not on the learner's
-        side."""
+        """Controllers of every seat of ``num_envs`` new games (int32[games, players]): the learner's
+        seat, drawn; its partner's (in partnerships) :attr:`partner`; ``probs`` weighs LEARNER,
+        RANDOM, SNAPSHOT and each of :attr:`bots` for the seats not on the learner's side."""
         seat_key, kind_key = jax.random.split(key)
         seat = jax.random.randint(seat_key, (self.num_envs,), 0, self.players)
         kinds = jax.random.categorical(kind_key, jnp.log(probs), shape=(self.num_envs, self.players))
         learner_side = self.side[seat][:, None] == self.side[None, :]
-        return jnp.where(learner_side, LEARNER, kinds).astype(jnp.int32)
+        own = seat[:, None] == jnp.arange(self.players)[None, :]
+        return jnp.where(own, LEARNER, jnp.where(learner_side, self.partner, kinds)).astype(jnp.int32)
 
     def _start(self, key: jax.Array, probs: jax.Array) -> Batch:
         deal_key, seat_key = jax.random.split(key)

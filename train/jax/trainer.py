@@ -4,8 +4,8 @@ The same TOML config as the other backends, checked the same way (:mod:`train.co
 :mod:`train.runs`), plus the ``[jax]`` table (:mod:`train.jax.settings`). One run:
 
 1. **Check** (one line, before anything is written): JAX installed; every agent spec of
-   ``opponents.mix`` and its schedule builds (:func:`train.runs.check_agents`); the learner plays
-   its partner's seat; a checkpoint to resume is this backend's, with this config's network
+   ``opponents.mix``, its schedule and ``opponents.partner`` builds
+   (:func:`train.runs.check_agents`); a checkpoint to resume is this backend's, with this config's network
    (``ppo.net_arch``, ``ppo.privileged_critic``: a privileged critic also reads the hidden cards,
    :mod:`train.jax.network`).
 2. **Warm start** (optional, ``[imitation]``): the learner imitates a teacher bot — the data and
@@ -58,9 +58,6 @@ def check(config: TrainConfig, checkpoint: Checkpoint | None) -> None:
     except ImportError:
         raise ConfigError("--backend jax needs JAX and the training extra: pip install "
                           "'allfours[train,jax]' (scripts/setup.sh installs both)") from None
-    if config.opponents.partner != "learner":
-        raise ConfigError(f"opponents.partner = {config.opponents.partner!r}: --backend jax plays the "
-                          f"partner's seat with the learner; set opponents.partner = \"learner\"")
     if checkpoint is not None:
         backend = checkpoint.meta["training"].get("backend", "sb3")
         if backend != BACKEND:
