@@ -39,11 +39,12 @@ def fit(params, data: dict[str, np.ndarray], *, epochs: int, learning_rate: floa
     batches = max(1, len(train_rows) // batch_size)
     size = min(batch_size, len(train_rows))
     width = params["critic"][0][0].shape[0]
-    obs = jnp.asarray(data["observations"])  # float16, cast a minibatch at a time
-    masks, actions = jnp.asarray(data["masks"]), jnp.asarray(data["actions"].astype(np.int32))
-    returns = jnp.asarray(data["returns"], jnp.float32)
+    arrays = (jnp.asarray(data["observations"]),  # float16, cast a minibatch at a time
+              jnp.asarray(data["masks"]), jnp.asarray(data["actions"].astype(np.int32)),
+              jnp.asarray(data["returns"], jnp.float32))
 
-    def loss(params, rows):
+    def loss(params, arrays, rows):
+        obs, masks, actions, returns = arrays
         x = obs[rows].astype(jnp.float32)
         logits = network.masked_logits(params["actor"], x, masks[rows], activation)
         logp = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[rows][:, None], axis=1)[:, 0]
@@ -51,15 +52,18 @@ def fit(params, data: dict[str, np.ndarray], *, epochs: int, learning_rate: floa
         value = network.mlp(params["critic"], critic_in, activation)[:, 0]
         return -jnp.mean(logp) + VALUE_WEIGHT * jnp.mean((value - returns[rows]) ** 2)
 
+    # The data are arguments, not constants captured by the trace: a large dataset would otherwise be
+    # copied into the compiled program.
     @jax.jit
-    def epoch(params, opt, order):
+    def epoch(params, opt, order, arrays):
         def step(carry, rows):
             params, opt = carry
-            value, grads = jax.value_and_grad(loss)(params, rows)
+            value, grads = jax.value_and_grad(loss)(params, arrays, rows)
             params, opt = network.adam_step(params, grads, opt, learning_rate, MAX_GRAD_NORM)
             return (params, opt), value
 
         (params, opt), losses = jax.lax.scan(step, (params, opt), order.reshape(batches, size))
+        obs, masks, actions, _ = arrays
         x = obs[held_out].astype(jnp.float32)
         chosen = jnp.argmax(network.masked_logits(params["actor"], x, masks[held_out], activation), axis=1)
         return params, opt, jnp.mean(losses), jnp.mean(chosen == actions[held_out])
@@ -69,7 +73,7 @@ def fit(params, data: dict[str, np.ndarray], *, epochs: int, learning_rate: floa
     history = []
     for number in range(1, epochs + 1):
         order = jnp.asarray(rng.permutation(train_rows)[:batches * size])
-        params, opt, mean_loss, accuracy = epoch(params, opt, order)
+        params, opt, mean_loss, accuracy = epoch(params, opt, order, arrays)
         history.append({"epoch": number, "loss": float(mean_loss), "accuracy": float(accuracy)})
         log(epoch_line(history[-1], epochs))
     return params, history
