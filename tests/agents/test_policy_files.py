@@ -22,6 +22,9 @@ from allfours_env.observation import OBS_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "agents" / "policies" / "seven_up_2p.npz"
+#: The MaskablePPO seven_up policy converted from its Stable-Baselines3 zip, and the actions and logits
+#: recorded from the zip before the conversion.
+CONVERTED = ROOT / "tests" / "golden" / "seven_up_2p_sb3.npz"
 GOLDEN = ROOT / "tests" / "golden" / "shipped_policy_actions.npz"
 SEVEN_UP_2P = {"preset": "seven_up", "num_players": 2, "knobs": {}}
 
@@ -42,14 +45,14 @@ def logits_match(actor: NumpyActor, observations: np.ndarray, expected: np.ndarr
     return all(np.allclose(actor.logits(o), e, **LOGIT_TOLERANCE) for o, e in zip(observations, expected))
 
 
-def test_the_shipped_policy_gives_the_recorded_actions_and_logits():
+def test_the_converted_policy_gives_the_recorded_actions_and_logits():
     """tests/golden was recorded from the Stable-Baselines3 zip before the conversion. Logits are
     compared within a tolerance (another CPU rounds the last bits differently), chosen actions
     exactly: every recorded action leads the next legal logit by far more than the tolerance."""
     with np.load(GOLDEN, allow_pickle=False) as golden:
         observations, masks = golden["observations"], golden["masks"]
         actions, logits = golden["actions"], golden["logits"]
-    agent = make_agent(f"ppo:{SHIPPED}")
+    agent = make_agent(f"ppo:{CONVERTED}")
     assert logits_match(agent.actor, observations, logits)
     for observation, mask, action, expected in zip(observations, masks, actions, logits):
         legal = np.sort(expected[mask.astype(bool)])
@@ -61,10 +64,10 @@ def test_the_shipped_policy_gives_the_recorded_actions_and_logits():
 
 def test_the_logit_tolerance_allows_other_rounding_and_catches_one_wrong_weight():
     """The golden comparison passes logits rounded differently in their last bits and fails when a
-    single weight of the shipped network is off by 1%."""
+    single weight of the converted network is off by 1%."""
     with np.load(GOLDEN, allow_pickle=False) as golden:
         observations, logits = golden["observations"], golden["logits"]
-    actor = make_agent(f"ppo:{SHIPPED}").actor
+    actor = make_agent(f"ppo:{CONVERTED}").actor
     rounded_elsewhere = np.nextafter(np.nextafter(logits, np.inf), np.inf)  # two ulps up, as another CPU
     assert logits_match(actor, observations, rounded_elsewhere)
     weight, _ = actor.layers[-1]
