@@ -15,7 +15,7 @@ for agent in env.agent_iter():
 | --- | --- |
 | agents | ``player_0 … player_{n-1}``, ``n`` = 2, 3 or 4 (the preset's K1) |
 | actions | ``Discrete(117)``, identical for every preset and player count |
-| observation | ``{"observation": Box(0, 1, (1027,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
+| observation | ``{"observation": Box(0, 1, (1251,), float32), "action_mask": Box(0, 1, (117,), int8)}`` |
 | import | ``allfours_env.env(...)`` (wrapped) or ``allfours_env.raw_env(...)`` |
 | registry | ``pettingzoo.make("aec", "allfours/AllFours-v0")`` once ``allfours_env`` is imported |
 
@@ -70,10 +70,11 @@ stepped with ``None`` (PettingZoo's dead step), anything else raises ``ValueErro
 raises ``RuntimeError`` when no agent is left (``env()`` warns, as PettingZoo does).
 
 **Observation.** The acting seat's information state with perfect recall of the current hand,
-seat-relative, the same 1027 floats for every preset and player count (the first 749 are those of
-the first version's beg-and-run presets, unchanged: a policy trained on them reads those); the index
-table is in :mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent
-to move and all zeros for every other agent.
+seat-relative, the same 1251 floats for every preset and player count (the first 749 are those of
+the first version's beg-and-run presets, the first 1027 those before the counted entries, unchanged:
+a policy trained on a prefix reads that prefix); the index table is in
+:mod:`allfours_env.observation`. The mask is exactly the engine's legal set for the agent to move and
+all zeros for every other agent.
 
 **Rewards** (zero-sum, except that ``env()`` gives an illegal move −1 and every other agent 0).
 ``reward="win"`` (default for ``episode="game"``): at the end of the game

@@ -1,6 +1,6 @@
 """The information-state observation: one fixed-size float32 vector per seat, updated incrementally.
 
-The vector is the same size (:data:`OBS_SIZE` = 1027) for every preset and player count, so one
+The vector is the same size (:data:`OBS_SIZE` = 1251) for every preset and player count, so one
 network can play all of them. It is **seat-relative** (relative seat ``k`` is the seat ``k`` places
 after the observer in turn order; relative side ``k`` is the side of relative seat ``k`` — with four
 players in partnerships relative side 0 is the observer's partnership and 1 the other) and has
@@ -10,8 +10,11 @@ captured cards, and the voids play revealed. It never holds what the seat cannot
 other players' discards, the order of the stock, a card drawn face down by another player.
 
 **Entries are only ever appended** (:data:`OBS_LAYOUT` numbers their meaning): the first 749
-(:data:`BASE_SIZE`) cover the beg-and-run presets, and the stock, auction and joker presets added
-the block from index 749 on, so a policy trained on the first 749 still plays by reading them.
+(:data:`BASE_SIZE`) cover the beg-and-run presets, the stock, auction and joker presets added
+the block from index 749 on, and the block from index 1027 (:data:`HISTORY_SIZE`) reads off the rest
+what a card player counts — which cards are trumps, the best card left in each suit, what beats the
+trick, the cards not yet seen — so a policy trained on the first 749 or 1027 entries still plays by
+reading them.
 
 Card planes: 12 planes of 53 entries (card ids of :mod:`allfours_env.cards`, the last for the joker),
 index ``plane * 53 + card``:
@@ -76,6 +79,26 @@ index    size   meaning
 1012     15     the rules of trump selection and the pack, see :func:`selection_and_pack_features`
 =======  =====  ====================================================================
 
+What a card player counts (index 1027 on; every entry a function of the entries above, written out
+so that a network need not learn the trump suit's and the ranks' interactions; "out" means played to
+a trick this hand, turned up (never in play, R5) or discarded by me):
+
+=======  =====  ====================================================================
+index    size   meaning
+=======  =====  ====================================================================
+1027     53     card plane: is a trump (the trump suit, and the joker, RD22); all 0 before trump
+1080     53     card plane: the best card left of its suit — not out, and every card of its suit that
+                ranks above it (R1, RD22: :func:`~allfours_env.scoring.suit_orders`) is out or in my
+                hand; before trump is fixed the joker belongs to no suit (0)
+1133     53     card plane: in my hand and stronger than the best card of the current trick (R2); all 0
+                while no card is in the trick
+1186     4      the seat winning the current trick so far, relative seat one-hot (0 with an empty trick)
+1190     4      cards of suit C D H S (the joker not counted) neither out nor in my hand / 13
+1194     1      trumps (the joker included) neither out nor in my hand / 14; 0 before trump
+1195     56     the trumps by rank (2 … A, then the joker: index 1195 + 14 * row + rank), rows: in my
+                hand, in the current trick, in a trick won by my side, in a trick won by another side
+=======  =====  ====================================================================
+
 Unused seats and sides (fewer than 4 players, partnerships) stay 0.
 """
 
@@ -109,6 +132,7 @@ from allfours_env.rules import (
     TrumpSelection,
     Undertrump,
 )
+from allfours_env.scoring import suit_orders
 from allfours_env.visibility import LEADS, VoidTracker, sees_discard, sees_stock_top
 
 #: The meaning of the entries. New entries are appended and keep it (the stock, auction and joker
@@ -156,7 +180,16 @@ DRAWN = STOCK_TOP + NUM_CARD_IDS  # two card planes: relative seat 0, 1
 STOCK_LEFT = DRAWN + 2 * NUM_CARD_IDS
 RULES2 = STOCK_LEFT + 1
 RULES2_SIZE = 15
-OBS_SIZE = RULES2 + RULES2_SIZE  # 1027
+TRUMP_PLANE = RULES2 + RULES2_SIZE  # 1027: a card plane
+MASTER = TRUMP_PLANE + NUM_CARD_IDS  # a card plane
+BEATS = MASTER + NUM_CARD_IDS  # a card plane
+WINNING = BEATS + NUM_CARD_IDS
+UNSEEN = WINNING + 4
+TRUMPS_LEFT = UNSEEN + 4
+TRUMP_RANKS = TRUMPS_LEFT + 1  # 4 rows of 14: mine, in the trick, won by my side, won by another side
+TRUMP_SLOTS = NUM_RANKS + 1  # the ranks 2..A, then the joker
+OBS_SIZE = TRUMP_RANKS + 4 * TRUMP_SLOTS  # 1251
+HISTORY_SIZE = OBS_SIZE - TRUMP_PLANE  # 224: what a card player counts, from index 1027
 
 _BIDDING_FLAG = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3}
 _ACT, _TRICK, _AWARD, _TURNUP, _TRUMP, _DRAW = (
@@ -171,6 +204,19 @@ _SIDE_SLOTS = tuple(
      else (CAPTURED_SIDE3, SIDE3, SIDE3 + 1, SIDE3 + 2))
     for k in range(4)
 )
+
+
+_RANK_BITS = (1 << NUM_RANKS) - 1
+_JOKER_SHIFT = NUM_CARD_IDS - 1  # the joker's bit
+
+
+def _write_bits(mv: memoryview, base: int, was: int, now: int) -> None:
+    """Bring the entries ``base + i`` from bit set ``was`` to bit set ``now`` (1 where bit ``i`` is)."""
+    diff = was ^ now
+    while diff:
+        low = diff & -diff
+        mv[base + low.bit_length() - 1] = 1.0 if now & low else 0.0
+        diff ^= low
 
 
 def rules_features(rules: Rules) -> list[float]:
@@ -225,7 +271,8 @@ class SeatEncoder:
     __slots__ = ("seat", "n", "obs", "_mv", "_game", "_rules_block", "_rel_side", "_synced", "_hand",
                  "_phase", "_turn", "_trump_slot", "_trick_count", "_held", "_dropped", "_proposed",
                  "_rejected", "_auction", "_stock", "_face_up", "_voids", "_sees_discard", "_known",
-                 "_top", "_pitcher_written", "_pack", "_turnup", "_order_value")
+                 "_top", "_pitcher_written", "_pack", "_turnup", "_order_value", "_out", "_joker",
+                 "_joker_rank", "_pack_mask", "_planes", "_win_rel", "_trump_rows")
 
     def __init__(self, rules: Rules, seat: int) -> None:
         self.seat = seat
@@ -252,6 +299,9 @@ class SeatEncoder:
         self._voids = VoidTracker(rules, seat, relative)  # R3; RD10: which draws end the voids
         self._turnup = plan.turnup
         self._pack = NUM_CARD_IDS if rules.joker else NUM_CARD_IDS - 1
+        self._pack_mask = (1 << self._pack) - 1
+        self._joker = rules.joker
+        self._joker_rank = rules.joker_rank
         self._game: Game | None = None
 
     def reset(self, game: Game) -> None:
@@ -259,7 +309,7 @@ class SeatEncoder:
         self._game = game
         self.obs[:] = 0.0
         self.obs[RULES:BASE_SIZE] = self._rules_block[0]
-        self.obs[RULES2:] = self._rules_block[1]
+        self.obs[RULES2:TRUMP_PLANE] = self._rules_block[1]
         self._synced = 0
         self._phase = -1
         self._turn = -1  # relative seat to move + 4 * relative leader, -1 for nobody
@@ -274,6 +324,7 @@ class SeatEncoder:
         obs[BIDS:SIDE3] = 0.0
         obs[SIDE3 + 2] = 0.0
         obs[STOCK_TOP:RULES2] = 0.0
+        obs[TRUMP_PLANE:] = 0.0
         mv[TRUMP + 4] = 1.0
         mv[DEALER + (dealer - self.seat) % n] = 1.0
         mv[ELDEST + (dealer + 1 - self.seat) % n] = 1.0
@@ -292,6 +343,10 @@ class SeatEncoder:
         self._known = [0] * n  # cards seen drawn by each relative seat and not played since
         self._top = -1  # the face-up top card of the stock shown, -1 for none
         self._pitcher_written = False
+        self._out = 0  # cards out of play to this seat: played, turned up, discarded by it
+        self._planes = (0, 0, 0)  # TRUMP_PLANE, MASTER, BEATS as written
+        self._trump_rows = (0, 0, 0, 0)  # the TRUMP_RANKS rows as written, 14 bits each
+        self._win_rel = -1
 
     def update(self) -> np.ndarray:
         """Bring the observation up to date with the game and return it (not a copy)."""
@@ -320,6 +375,7 @@ class SeatEncoder:
                     mv[_PLAYED_BY_BASE + rel * NUM_CARD_IDS + card] = 1.0
                     mv[_TRICK_BASE + card] = 1.0
                     mv[_ORDER_BASE + card] = self._order_value
+                    self._out |= 1 << card
                     held[rel] -= 1
                     mv[HAND_SIZE + rel] = held[rel] / MAX_TRICKS
                     void = voids.table[card]  # VoidTracker.play inlined (R3: neither followed nor trumped)
@@ -335,6 +391,7 @@ class SeatEncoder:
                 elif DISCARDED_CARD[value] >= 0:  # a discard (P5): only its count is public
                     if self._sees_discard[rel]:
                         mv[_MY_DISCARD_BASE + DISCARDED_CARD[value]] = 1.0
+                        self._out |= 1 << DISCARDED_CARD[value]
                     held[rel] -= 1
                     self._dropped[rel] += 1
                     mv[HAND_SIZE + rel] = held[rel] / MAX_TRICKS
@@ -380,6 +437,7 @@ class SeatEncoder:
     def _on_turnup(self, card: int) -> None:
         mv = self._mv
         mv[TURNUP * NUM_CARD_IDS + card] = 1.0
+        self._out |= 1 << card
         proposed = self._proposed
         if proposed >= 0:  # a run's turn-up (P4)
             mv[RUNS] = mv[RUNS] + 0.2
@@ -462,6 +520,7 @@ class SeatEncoder:
             self._pitcher_written = True
         if self._stock:
             self._sync_stock(game)
+        self._sync_counts(game, hand)
         if sizes_dirty:
             for k in range(n):
                 other = (seat + k) % n
@@ -482,6 +541,63 @@ class SeatEncoder:
                 mv[needed_slot] = min(max(target - score, 0) / target, 1.0)
                 mv[points_slot] = game.captured_points[side] / 80
                 mv[BELOW_ZERO + rel] = min(max(-score, 0) / target, 1.0)
+
+    def _sync_counts(self, game: Game, hand: int) -> None:
+        """What a card player counts (index 1027 on): the trumps, the best card left of each suit,
+        what beats the trick, who wins it so far, the cards not seen and the trumps by rank."""
+        mv, seat = self._mv, self.seat
+        trump, out = game.trump, self._out
+        master = 0
+        for order in suit_orders(trump, self._joker, self._joker_rank):
+            for card in order:
+                bit = 1 << card
+                if out & bit:
+                    continue
+                master |= bit
+                if not hand & bit:
+                    break
+        beats = 0
+        win_rel = -1
+        if game.trick_cards:
+            strength, best = game.strength, game.win_strength
+            cards = hand
+            while cards:
+                low = cards & -cards
+                if strength[low.bit_length() - 1] > best:
+                    beats |= low
+                cards ^= low
+            win_rel = (game.win_seat - seat) % self.n
+        trumps = game.trump_mask
+        old = self._planes
+        for base, was, now in zip((TRUMP_PLANE, MASTER, BEATS), old, (trumps, master, beats)):
+            _write_bits(mv, base, was, now)
+        self._planes = (trumps, master, beats)
+        if win_rel != self._win_rel:
+            if self._win_rel >= 0:
+                mv[WINNING + self._win_rel] = 0.0
+            if win_rel >= 0:
+                mv[WINNING + win_rel] = 1.0
+            self._win_rel = win_rel
+        unseen = self._pack_mask & ~out & ~hand
+        for suit in range(4):
+            mv[UNSEEN + suit] = (unseen & SUIT_MASKS[suit]).bit_count() / 13
+        if trump < 0:
+            return
+        mv[TRUMPS_LEFT] = (unseen & trumps).bit_count() / 14
+        shift = NUM_RANKS * trump
+        mine = game.sides[seat]
+        ours = theirs = 0
+        for side, cards in enumerate(game.captured):
+            if side == mine:
+                ours = cards
+            else:
+                theirs |= cards
+        trick = game.trick_mask if game.trick_cards else 0
+        rows = tuple(((m >> shift) & _RANK_BITS) | (m >> _JOKER_SHIFT) << NUM_RANKS
+                     for m in (hand, trick, ours, theirs))
+        for row, (was, now) in enumerate(zip(self._trump_rows, rows)):
+            _write_bits(mv, TRUMP_RANKS + TRUMP_SLOTS * row, was, now)
+        self._trump_rows = rows
 
     def _sync_stock(self, game: Game) -> None:
         """RD10: the cards left in the stock, and its top card where it lies face up."""

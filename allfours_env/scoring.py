@@ -3,8 +3,9 @@ the search solver and the rule-based bot all need (docs/rules.md §2–§3).
 
 * **Trick strength and winner** (R1, R2, RD22): :func:`strength_table` gives every card's strength in
   a trick for a trump suit and a suit led (the joker a trump of ``joker_rank``); the highest strength
-  wins the trick (:func:`trick_winner`); :func:`lead_suit` is the suit a lead makes the suit led (and,
-  for the first lead of a hand, trump: P8, RD16, RD23).
+  wins the trick (:func:`trick_winner`); :func:`suit_orders` lists each suit from its highest card
+  down; :func:`lead_suit` is the suit a lead makes the suit led (and, for the first lead of a hand,
+  trump: P8, RD16, RD23).
 * **Legal plays** (R3, K15): :func:`legal_plays`, :func:`without_undertrumps`.
 * **Scoring a hand** (R7–R10, K11–K13, RD17–RD19, RD24–RD28): :class:`HandScorer` turns what the
   tricks produced — the cards each side captured and their card points — into the hand's awards in
@@ -50,6 +51,7 @@ _JOKER_STRENGTH = {JokerRank.SECOND_HIGHEST: TRUMP_BASE + 24, JokerRank.LOWEST: 
 _TABLES: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
 _TABLES_BY_TRUMP: dict[tuple[int, JokerRank], tuple[tuple[int, ...], ...]] = {}
 _BEATING: dict[tuple[int, int, JokerRank], tuple[int, ...]] = {}
+_ORDERS: dict[tuple[int, bool, JokerRank], tuple[tuple[int, ...], ...]] = {}
 
 # The rule values the hot paths compare, bound once (a member's lookup on its enum costs more).
 _HIGH, _LOW, _JACK, _HANG_JACK, _GAME, _NINE, _SETBACK = (
@@ -100,6 +102,25 @@ def strength_tables(trump: int,
         tables = tuple(strength_table(trump, led, joker_rank) for led in range(4))
         _TABLES_BY_TRUMP[(trump, joker_rank)] = tables
     return tables
+
+
+def suit_orders(trump: int, joker: bool,
+                joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> tuple[tuple[int, ...], ...]:
+    """The cards of each suit (C, D, H, S) from the highest down (R1): under trump ``trump`` the
+    trump suit's, ordered by trick strength, include the joker of a joker pack (``joker``; RD22, where
+    ``joker_rank`` places it); before trump is fixed (``trump`` -1) the joker belongs to no suit."""
+    key = (trump, joker, joker_rank)
+    orders = _ORDERS.get(key)
+    if orders is None:
+        strength = strength_table(trump, trump, joker_rank)
+        orders = tuple(
+            tuple(sorted((c for c in range(NUM_CARD_IDS)
+                          if (SUIT_OF[c] == suit or (c == JOKER and joker and suit == trump))),
+                         key=lambda c: strength[c] if suit == trump else RANK_OF[c], reverse=True))
+            for suit in range(4)
+        )
+        _ORDERS[key] = orders
+    return orders
 
 
 def card_strength(card: int, led: int, trump: int, joker_rank: JokerRank = JokerRank.SECOND_HIGHEST) -> int:

@@ -8,7 +8,7 @@ function plays ``--steps`` decisions in every game of the batch: the action is d
 inside ``jit`` (``batched.random_action``: one random integer per game; ``--draw categorical`` for
 ``jax.random.categorical`` over the masked logits, which draws 117 random numbers per game), games that
 end are dealt again at once (``batched.auto_reset``), and every decision computes the observation
-(float32[1027]) and the mask of the seat to move. The compile time of that function is printed, then the
+(float32[1251]) and the mask of the seat to move. The compile time of that function is printed, then the
 median decisions/s of ``--repeats`` timed runs, each from the state after ``--warmup`` decisions per
 game (games dealt at once end their hands together; after a few hundred decisions they are spread as in
 training). In the same run, as references: the AEC ``raw_env`` (observation + mask, benchmarks/aec.py's

@@ -164,7 +164,7 @@ MAX_SEED = 2**32 - 1  # numpy's and torch's seeding take seeds below 2**32
 #: The upper bounds of the counts (see the module docstring).
 MAX_PROCESSES = MAX_WORKERS  # each environment and worker is a process with its own pipes
 MAX_TIMESTEPS = 10**10  # months at the throughput of one machine
-MAX_ROLLOUT = 2**20  # ppo.n_steps × n_envs observations of 1027 floats in memory: 4 GiB
+MAX_ROLLOUT = 2**20  # ppo.n_steps × n_envs observations of 1251 floats in memory: 5 GiB
 MAX_EPOCHS = 1000
 MAX_POOL = 100  # snapshots, a copy of the network each, held by every environment
 MAX_WIDTH = 8192

@@ -67,7 +67,7 @@ class State(NamedTuple):
 
     Public: ``current_player`` (-1 once the game is over), ``legal_action_mask`` (bool[117], the
     action ids of :mod:`allfours_env.actions`; all False once terminated or truncated),
-    ``observation`` (float32[1027] of the seat to move, :mod:`allfours_env.observation`'s layout),
+    ``observation`` (float32[1251] of the seat to move, :mod:`allfours_env.observation`'s layout),
     ``rewards`` (float32 per seat, paid by the last step), ``terminated``, ``truncated`` (the hand
     cap), ``scores`` (int32 per side), ``winner`` (the winning side, -1), ``phase`` (the engine's
     :class:`~allfours_env.events.Phase`), ``dealer``, ``hand_number``. The rest is the game's

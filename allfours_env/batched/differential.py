@@ -196,7 +196,7 @@ def compare(preset: str, num_players: int, games: int, seed: int, *, first: int 
 
 
 def _final_observations(fns: _Functions, state: Any, slots: np.ndarray, lanes: int) -> dict[int, np.ndarray]:
-    """Every seat's observation (float32[players, 1027]) of the games in ``slots``, ``lanes`` per call."""
+    """Every seat's observation (float32[players, 1251]) of the games in ``slots``, ``lanes`` per call."""
     finals = {}
     for start in range(0, len(slots), lanes):
         group = slots[start:start + lanes].tolist()

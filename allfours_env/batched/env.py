@@ -111,7 +111,7 @@ class Env:
             observation=jnp.where(fresh, view.observation, state.observation))
 
     def observe(self, state: State, seat: Any) -> jax.Array:
-        """float32[1027]: ``seat``'s observation (:mod:`allfours_env.observation`)."""
+        """float32[1251]: ``seat``'s observation (:mod:`allfours_env.observation`)."""
         return self.core.observer.observe(state, seat)
 
 

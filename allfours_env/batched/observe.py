@@ -1,4 +1,4 @@
-"""The observation of the batched core: :mod:`allfours_env.observation`'s float32[1027], built from
+"""The observation of the batched core: :mod:`allfours_env.observation`'s float32[1251], built from
 the state.
 
 The reference encoder keeps each seat's vector up to date event by event; here the same entries are
@@ -41,6 +41,13 @@ class Observer:
         self.seat_sides = jnp.asarray(spec.sides, dtype=_I)
         self.suit = jnp.asarray(sp.SUIT)
         self.suit_member = jnp.asarray(sp.SUIT_MEMBER)
+        self.above = jnp.asarray(spec.above)
+        self.in_suit = jnp.asarray(spec.in_suit)
+        self.strength = jnp.asarray(spec.strength)
+        self.in_pack = jnp.arange(NUM_CARD_IDS) < spec.pack
+        rank_slots = [[trump * ob.NUM_RANKS + r for r in range(ob.NUM_RANKS)] + [sp.JOKER_ID]
+                      for trump in range(4)]
+        self.trump_rank_cards = jnp.asarray(rank_slots, dtype=_I)  # [trump, slot]: the card of each slot
         self.tables: dict[int, np.ndarray] = {}
         self.rel_sides = 2 if spec.partnerships else spec.n  # the relative sides 0.. that occur
 
@@ -60,7 +67,7 @@ class Observer:
         return (seat + k) % self.n
 
     def observe(self, s, seat: jax.Array) -> jax.Array:  # noqa: ANN001 (State, imported late)
-        """float32[1027]: ``seat``'s observation of state ``s`` (layout :data:`ob.OBS_LAYOUT`)."""
+        """float32[1251]: ``seat``'s observation of state ``s`` (layout :data:`ob.OBS_LAYOUT`)."""
         spec, n = self.spec, self.n
         seat = jnp.asarray(seat, _I)
         pad4 = jnp.arange(4, dtype=_I)
@@ -131,10 +138,38 @@ class Observer:
                                 jnp.stack([score_part[3], needed_part[3], points_part[3]]),
                                 jnp.stack(below_part),
                                 self.stock(s, seat),
-                                self.rules2_block])
+                                self.rules2_block,
+                                self.counts(s, seat, planes[0], rel_one_hot)])
         out = jnp.concatenate([head, tail])
         assert out.shape == (ob.OBS_SIZE,)
         return out
+
+    def counts(self, s, seat: jax.Array, mine: jax.Array, rel_one_hot) -> jax.Array:  # noqa: ANN001
+        """What a card player counts, the entries from index 1027: the trumps, the best card left of
+        each suit, the cards of ``mine`` (the hand) that beat the trick, who wins it so far, the cards
+        not seen by suit and the trumps by rank."""
+        trump = s.trump
+        fixed = trump >= 0
+        t = jnp.maximum(trump, 0)
+        out = (s.played_by >= 0) | s.turned | (s.discarded_by == seat)
+        unseen = self.in_pack & ~out & ~mine
+        trumps = fixed & (((self.suit == trump) & self.in_pack) | ((jnp.arange(NUM_CARD_IDS) == sp.JOKER_ID)
+                                                                      & self.spec.joker))
+        blocked = (self.above[trump + 1] & unseen[None, :]).any(axis=1)
+        master = self.in_suit[trump + 1] & self.in_pack & ~out & ~blocked
+        in_trick = s.trick_len > 0
+        beats = in_trick & mine & (self.strength[t, jnp.maximum(s.led, 0)] > s.win_strength)
+        by_suit = (self.suit_member & unseen[None, :]).sum(axis=1)
+        trumps_left = jnp.where(fixed, self.ratio((unseen & trumps).sum(), 14), 0.0)
+        side = self.seat_sides[seat]
+        trick = in_trick & (s.played_by >= 0) & (s.captured < 0)
+        rows = jnp.stack([mine, trick, s.captured == side, (s.captured >= 0) & (s.captured != side)])
+        by_rank = jnp.where(fixed, rows[:, self.trump_rank_cards[t]], False)
+        return jnp.concatenate([
+            trumps.astype(_F), master.astype(_F), beats.astype(_F),
+            rel_one_hot(jnp.where(in_trick, s.win_seat, -1)),
+            self.ratio(by_suit, 13), trumps_left[None], by_rank.reshape(-1).astype(_F),
+        ])
 
     def voids(self, s, seat: jax.Array, rel_seats: jax.Array) -> jax.Array:  # noqa: ANN001
         """float32[4, 4]: the known voids by relative seat and suit (R3, D15; RD10, D17 with a stock:

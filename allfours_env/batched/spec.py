@@ -27,7 +27,7 @@ from allfours_env.cards import (
 )
 from allfours_env.observation import MAX_TRICKS, rules_features, selection_and_pack_features
 from allfours_env.rules import GameTieRule, GiftBlock, PointKind, Rules, TrumpSelection
-from allfours_env.scoring import NINE_RANK, gift_recipients, strength_table
+from allfours_env.scoring import NINE_RANK, gift_recipients, strength_table, suit_orders
 
 # How trump is chosen (K4), as small ints (the engine's numbering).
 TURNUP, FIRST_LEAD, STOCK_TOP, AUCTION = range(4)
@@ -84,6 +84,8 @@ class Spec:
     max_hands: int | None  # the AEC env's hand cap
     loser_share: float
     strength: np.ndarray  # int32[4 trump, 4 led, 53]: R1, R2, RD22
+    above: np.ndarray  # bool[5 trump + 1, 53, 53]: [t + 1, c, d] where d is of c's suit and ranks above it
+    in_suit: np.ndarray  # bool[5 trump + 1, 53]: the cards that belong to a suit (the joker not before trump)
     rules_block: np.ndarray  # float32[38]
     rules2_block: np.ndarray  # float32[15]
 
@@ -102,6 +104,8 @@ def spec_of(rules: Rules, *, reward: str, max_hands: int | None) -> Spec:
                               for c in range(NUM_CARD_IDS)], dtype=np.int32)
     strength = np.array([[strength_table(trump, led, rules.joker_rank) for led in range(4)]
                          for trump in range(4)], dtype=np.int32)
+    above_tables = _suit_order_tables(rules)
+    above = above_tables[0]
     return Spec(
         rules=rules,
         n=n,
@@ -134,6 +138,8 @@ def spec_of(rules: Rules, *, reward: str, max_hands: int | None) -> Spec:
         max_hands=max_hands,
         loser_share=1.0 / (rules.num_sides - 1),
         strength=strength,
+        above=above,
+        in_suit=above_tables[1],
         rules_block=np.asarray(rules_features(rules), dtype=np.float32),
         rules2_block=np.asarray(selection_and_pack_features(rules), dtype=np.float32),
     )
@@ -167,6 +173,19 @@ JOKER_ID = JOKER
 #: PLAY_ORDER's value (observation plane 11) of a card played in trick ``k`` (0-based), as the
 #: encoder writes it (float64 then float32).
 ORDER_VALUE = np.array([min((k + 1) / MAX_TRICKS, 1.0) for k in range(32)], dtype=np.float32)
+
+
+def _suit_order_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~allfours_env.scoring.suit_orders` as tables by trump (-1 … 3, at index trump + 1):
+    which cards rank above each card in its suit, and which cards belong to a suit."""
+    above = np.zeros((5, NUM_CARD_IDS, NUM_CARD_IDS), bool)
+    in_suit = np.zeros((5, NUM_CARD_IDS), bool)
+    for trump in range(-1, 4):
+        for order in suit_orders(trump, rules.joker, rules.joker_rank):
+            for i, card in enumerate(order):
+                above[trump + 1, card, list(order[:i])] = True
+                in_suit[trump + 1, card] = True
+    return above, in_suit
 
 
 def ratios(denominator: int, size: int) -> np.ndarray:

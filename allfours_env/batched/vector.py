@@ -49,7 +49,7 @@ class VectorEnv:
                 "current_player": np.asarray(state.current_player)}
 
     def reset(self) -> dict[str, np.ndarray]:
-        """Deal ``num_envs`` new games: ``{"observation": float32[N, 1027], "action_mask": bool[N, 117],
+        """Deal ``num_envs`` new games: ``{"observation": float32[N, 1251], "action_mask": bool[N, 117],
         "current_player": int32[N]}``."""
         self.state = self._init(self._next_key())
         return self._view()

@@ -15,6 +15,7 @@ from allfours_env.cards import JOKER
 from allfours_env.engine import stack_deck
 from allfours_env.events import EventKind
 from allfours_env.observation import (
+    BEATS,
     BELOW_ZERO,
     BID_SLOTS,
     BIDDING,
@@ -31,6 +32,7 @@ from allfours_env.observation import (
     HIGH_BID,
     HIGH_BIDDER,
     LEADER,
+    MASTER,
     MAX_TRICKS,
     MY_DISCARD,
     NEEDED,
@@ -54,8 +56,13 @@ from allfours_env.observation import (
     TRICKS,
     TRICKS_26,
     TRUMP,
+    TRUMP_PLANE,
+    TRUMP_RANKS,
+    TRUMPS_LEFT,
     TURNUP,
+    UNSEEN,
     VOIDS,
+    WINNING,
     rules_features,
     selection_and_pack_features,
 )
@@ -266,23 +273,90 @@ def reference_observation(game: Game, seat: int) -> np.ndarray:
     if face_up and game.pos < pack:
         obs[STOCK_TOP + game.deck[game.pos]] = 1
     obs[RULES:RULES + RULES_SIZE] = rules_features(rules)
-    obs[RULES2:] = selection_and_pack_features(rules)
+    obs[RULES2:TRUMP_PLANE] = selection_and_pack_features(rules)
+    played = [value - PLAY_BASE for kind, _, value in hand_log if kind == "act" and PLAY_BASE <= value < PASS]
+    counted_entries(obs, game, seat, played)
     return obs
+
+
+def counted_entries(obs: np.ndarray, game: Game, seat: int, played: list[int]) -> None:
+    """Index 1027 on, from the state by rank comparisons: trumps, the best card left of each suit, the
+    hand's cards that beat the trick, who wins it, the unseen cards and the trumps by rank."""
+    n, rules, trump = game.n, game.rules, game.trump
+    pack = range(53 if rules.joker else 52)
+    out = set(played) | set(game.turnups) | {c for c in pack if game.discards[seat] >> c & 1}
+    hand = {c for c in pack if game.hands[seat] >> c & 1}
+
+    def suit(card):  # the joker is a trump (RD22), of no suit before trump is fixed
+        return (trump if trump >= 0 else None) if card == JOKER else card // 13
+
+    def rank(card):  # RD22: between the king and the ace, or below the two
+        if card == JOKER:
+            return 11.5 if rules.joker_rank == "second_highest" else -1
+        return card % 13
+
+    by_suit = {}
+    for card in pack:
+        by_suit.setdefault(suit(card), []).append(card)
+    for card in pack:
+        if card in out or suit(card) is None:
+            continue
+        if all(d in out or d in hand for d in by_suit[suit(card)] if rank(d) > rank(card)):
+            obs[MASTER + card] = 1
+    unseen = [c for c in pack if c not in out and c not in hand]
+    for s in range(4):
+        obs[UNSEEN + s] = sum(1 for c in unseen if c != JOKER and c // 13 == s) / 13
+    if trump < 0:
+        return
+    trick = game.trick_cards
+    if trick:
+        led = suit(trick[0])
+
+        def power(card):
+            return 100 + rank(card) if suit(card) == trump else rank(card) if suit(card) == led else -100
+
+        best = max(range(len(trick)), key=lambda i: (power(trick[i]), -i))
+        leader = game.current_player - len(trick)
+        obs[WINNING + (leader + best - seat) % n] = 1
+        for card in hand:
+            obs[BEATS + card] = power(card) > power(trick[best])
+    trumps = [c for c in pack if suit(c) == trump]
+    obs[TRUMPS_LEFT] = sum(1 for c in unseen if c in trumps) / 14
+    mine = rules.side_of(seat)
+    rows = [hand, set(trick),
+            {c for c in pack if game.captured[mine] >> c & 1},
+            {c for side in range(game.num_sides) if side != mine
+             for c in pack if game.captured[side] >> c & 1}]
+    for row, cards_in_row in enumerate(rows):
+        for card in trumps:
+            obs[TRUMP_PLANE + card] = 1
+            obs[TRUMP_RANKS + 14 * row + (13 if card == JOKER else card % 13)] = card in cards_in_row
 
 
 def test_rules_block_has_the_documented_size():
     for preset, num_players in ALL_PRESET_PLAYERS:
         assert len(rules_features(Rules.make(preset, num_players))) == RULES_SIZE
-        assert RULES2 + len(selection_and_pack_features(Rules.make(preset, num_players))) == OBS_SIZE
+        assert RULES2 + len(selection_and_pack_features(Rules.make(preset, num_players))) == TRUMP_PLANE
 
 
 @pytest.mark.parametrize("preset, num_players", ALL_PRESET_PLAYERS)
 @pytest.mark.parametrize("episode", ["game", "hand"])
 def test_incremental_observation_equals_the_reference_at_every_step(preset, num_players, episode):
-    env = allfours_env.raw_env(preset=preset, num_players=num_players, episode=episode)
+    check_observations_at_every_step(allfours_env.raw_env(preset=preset, num_players=num_players,
+                                                          episode=episode), episode)
+
+
+def test_observation_with_the_joker_ranked_lowest_equals_the_reference():
+    check_observations_at_every_step(allfours_env.raw_env(preset="pitch_with_joker", num_players=4,
+                                                          joker_rank="lowest"), "game", games=1)
+
+
+def check_observations_at_every_step(env, episode: str, games: int = 4) -> None:
+    """Random games (``games`` of them, or three times as many hand episodes): every seat's observation
+    equals :func:`reference_observation` at every step."""
     rng = np.random.default_rng(1)
     checked = 0
-    for episode_number in range(4 if episode == "game" else 12):
+    for episode_number in range(games if episode == "game" else 3 * games):
         if episode_number % 4 == 0:
             env.reset(seed=episode_number)
         else:

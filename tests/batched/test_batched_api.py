@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from allfours_env import batched
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import RulesError
 
 ENV = batched.make("seven_up", 3)
@@ -159,7 +160,7 @@ def test_auto_reset_deals_the_new_game_as_a_game_dealt_from_scratch():
 def test_vector_env_plays_numpy_actions_with_auto_reset():
     vec = batched.VectorEnv("seven_up", 2, num_envs=16, seed=0)
     view = vec.reset()
-    assert view["observation"].shape == (16, 1027) and view["action_mask"].shape == (16, 117)
+    assert view["observation"].shape == (16, OBS_SIZE) and view["action_mask"].shape == (16, 117)
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(150):

@@ -15,6 +15,8 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from agents import policy_file  # noqa: E402
+from allfours_env.hidden import HIDDEN_SIZE  # noqa: E402
+from allfours_env.observation import OBS_SIZE  # noqa: E402
 from evaluate.__main__ import main as evaluate_main  # noqa: E402
 from train import load  # noqa: E402
 from train.__main__ import main  # noqa: E402
@@ -50,7 +52,7 @@ def test_tiny_jax_run_writes_checkpoints_resumes_and_evaluates(jax_run, tmp_path
     assert any(name.startswith("pool.0.") for name in arrays)
     model = json.loads((out / "model.json").read_text())
     assert model["backend"] == "jax" and model["timesteps"] >= 160 and model["learner_steps_per_s"] > 0
-    assert model["network"] == {"inputs": 1027, "hidden": [16], "activation": "relu", "actions": 117}
+    assert model["network"] == {"inputs": OBS_SIZE, "hidden": [16], "activation": "relu", "actions": 117}
 
     # resuming restores the learner and Adam state exactly: branch a run from the first checkpoint
     from train.jax.network import from_arrays, to_arrays
@@ -119,13 +121,14 @@ def test_a_tiny_privileged_critic_run_trains_resumes_and_writes_an_actor_only_po
                  "--no-progress"]) == 0
     saved = checkpoints(out)
     arrays, meta = policy_file.read(saved[0])
-    assert arrays["mlp_extractor.value_net.0.weight"].shape == (16, 1027 + 212)  # obs + hidden cards
-    assert arrays["optimizer.mu.mlp_extractor.value_net.0.weight"].shape == (16, 1027 + 212)
-    assert arrays["mlp_extractor.policy_net.0.weight"].shape == (16, 1027)
+    # the critic reads the observation and the hidden cards
+    assert arrays["mlp_extractor.value_net.0.weight"].shape == (16, OBS_SIZE + HIDDEN_SIZE)
+    assert arrays["optimizer.mu.mlp_extractor.value_net.0.weight"].shape == (16, OBS_SIZE + HIDDEN_SIZE)
+    assert arrays["mlp_extractor.policy_net.0.weight"].shape == (16, OBS_SIZE)
     # the critic learned to use the hidden cards (their weights start at zero)
-    assert np.abs(arrays["mlp_extractor.value_net.0.weight"][:, 1027:]).max() > 0
+    assert np.abs(arrays["mlp_extractor.value_net.0.weight"][:, OBS_SIZE:]).max() > 0
     model = json.loads((out / "model.json").read_text())
-    assert model["network"]["inputs"] == 1027
+    assert model["network"]["inputs"] == OBS_SIZE
     written, _ = policy_file.read(out / "model.npz")
     assert not any("value" in name for name in written)  # the policy file is the actor only
 
@@ -153,8 +156,6 @@ def test_the_critic_reads_the_hidden_cards_and_the_actor_does_not():
     import jax
     import jax.numpy as jnp
 
-    from allfours_env.hidden import HIDDEN_SIZE
-    from allfours_env.observation import OBS_SIZE
     from train.jax import network
     from train.jax.ppo import Learner
 
@@ -277,7 +278,7 @@ def test_an_sb3_policy_becomes_the_same_jax_learner(tmp_path, privileged):
     params = network.params_from(policy_arrays(model), [24, 16], "the SB3 policy", privileged=privileged)
     width = network.critic_inputs(privileged)
     full = np.random.default_rng(0).random((5, width), dtype=np.float32)
-    obs = full[:, :1027]
+    obs = full[:, :OBS_SIZE]
     logits = np.asarray(network.mlp(params["actor"], jnp.asarray(obs), "tanh"))
     np.testing.assert_allclose(logits, actor_from_sb3(model.policy).logits(obs), rtol=1e-4, atol=1e-5)
     import torch
@@ -305,7 +306,7 @@ def update_data(learner_rows: np.ndarray, seed: int = 0) -> dict:
     size = len(learner_rows)
     mask = rng.random((size, 117)) < 0.3
     mask[:, 0] = True
-    return {"obs": (rng.random((size, 1027)) < 0.1).astype(np.float32), "mask": mask,
+    return {"obs": (rng.random((size, OBS_SIZE)) < 0.1).astype(np.float32), "mask": mask,
             "action": np.zeros(size, np.int32), "logp": np.full(size, -1.0, np.float32),
             "learner": learner_rows, "adv": rng.normal(size=size).astype(np.float32),
             "returns": rng.normal(size=size).astype(np.float32)}

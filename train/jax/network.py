@@ -1,6 +1,6 @@
 """The learner of the JAX backend: actor and critic MLPs, Adam, and their plain arrays.
 
-Both networks read the observation (float32[1027]) through ``ppo.net_arch`` hidden layers with
+Both networks read the observation (float32[1251]) through ``ppo.net_arch`` hidden layers with
 ``ppo.activation``, as Stable-Baselines3's ``MlpPolicy`` with ``net_arch=[...]`` does: the actor
 ends in the 117 action logits, the critic in one value; the initialisation is SB3's (orthogonal,
 gain sqrt(2) for hidden layers, 0.01 for the logits, 1 for the value). Weights are ``(inputs,
@@ -8,7 +8,7 @@ outputs)`` matrices, so the actor is :class:`agents.policy.NumpyActor`'s layers 
 
 With ``ppo.privileged_critic`` (``privileged=True`` here) the critic reads the observation followed
 by the hidden cards (:mod:`allfours_env.hidden`, float32[212]), as
-:class:`agents.critic_policy.PrivilegedCriticPolicy` does: its first layer is 1,239 inputs wide and
+:class:`agents.critic_policy.PrivilegedCriticPolicy` does: its first layer is 1,463 inputs wide and
 its weights on the hidden cards start at zero (a warm-started critic starts unchanged). The actor
 never reads them.
 

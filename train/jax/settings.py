@@ -34,7 +34,7 @@ class JaxSettings:
     self_play: float = 1.0
 
 
-#: The upper bounds: far above a run that fits in memory (a rollout holds 1,027 floats per slot).
+#: The upper bounds: far above a run that fits in memory (a rollout holds 1,251 floats per slot).
 MAX_ENVS = 2**16
 MAX_ROLLOUT_STEPS = 4096
 MAX_MINIBATCHES = 4096
