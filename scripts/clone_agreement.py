@@ -11,7 +11,8 @@ legal action (its masked argmax), and prints the share of agreement by phase and
 by place in the trick (leading or following) and by trick number. A clone that agrees in the first
 tricks and not in the last lacks what the teacher reads from the hand's history; one that agrees
 when following and not when leading misses the teacher's plan. The game defaults to the one the
-policy was trained for.
+policy was trained for (its knobs included); another one plays with the one-line warning that
+``evaluate`` prints.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
 from agents.base import AgentError  # noqa: E402
-from agents.policy import NumpyActor, load_policy  # noqa: E402
+from agents.policy import NumpyActor, load_policy, warn_unfit  # noqa: E402
 from allfours_env import Rules  # noqa: E402
 from allfours_env.cards import NUM_CARD_IDS  # noqa: E402
 from allfours_env.events import Phase  # noqa: E402
@@ -80,11 +81,15 @@ def main(argv: list[str] | None = None) -> None:
     try:
         actor, meta = load_policy(args.policy)
         game = meta["trained_for"]
-        rules = Rules.make(args.preset or game["preset"], args.players or game["num_players"])
+        if args.preset or args.players:
+            rules = Rules.make(args.preset or game["preset"], args.players or game["num_players"])
+        else:
+            rules = Rules.make(game["preset"], game["num_players"], **(game.get("knobs") or {}))
         for spec in (args.teacher, args.opponent):
             make_agent(spec)
     except (AgentError, ValueError) as error:
         parser.error(str(error))
+    warn_unfit([make_agent(f"ppo:{args.policy}")], rules)
     from train.imitation import collect
 
     data = collect(args.teacher, args.opponent, rules, args.games, seed=args.seed, workers=args.workers)

@@ -63,9 +63,18 @@ def test_agreement_counts_only_decisions_with_a_choice_and_splits_the_card_play(
 def test_a_shipped_policy_against_heuristic_prints_its_table(capsys):
     clone_agreement.main([str(_ROOT / "agents" / "policies" / "seven_up_2p.npz"), "--games", "2",
                           "--workers", "1"])
-    out = capsys.readouterr().out
-    assert "2 games of seven_up 2p" in out
-    assert "| phase play |" in out and "| play, leading |" in out
+    captured = capsys.readouterr()
+    assert "2 games of seven_up 2p" in captured.out
+    assert "| phase play |" in captured.out and "| play, leading |" in captured.out
+    assert "warning" not in captured.err
+
+
+def test_another_game_than_the_policys_is_played_with_a_warning(capsys):
+    clone_agreement.main([str(_ROOT / "agents" / "policies" / "seven_up_2p.npz"), "--preset", "don",
+                          "--games", "2", "--workers", "1"])
+    captured = capsys.readouterr()
+    assert "2 games of don 2p" in captured.out
+    assert "was trained for seven_up" in captured.err and "expect weak play" in captured.err
 
 
 @pytest.mark.parametrize("argv, message", [
