@@ -272,7 +272,8 @@ class SeatEncoder:
                  "_phase", "_turn", "_trump_slot", "_trick_count", "_held", "_dropped", "_proposed",
                  "_rejected", "_auction", "_stock", "_face_up", "_voids", "_sees_discard", "_known",
                  "_top", "_pitcher_written", "_pack", "_turnup", "_order_value", "_out", "_joker",
-                 "_joker_rank", "_pack_mask", "_planes", "_win_rel", "_trump_rows")
+                 "_joker_rank", "_pack_mask", "_planes", "_win_rel", "_trump_rows", "_unseen",
+                 "_captured")
 
     def __init__(self, rules: Rules, seat: int) -> None:
         self.seat = seat
@@ -345,7 +346,9 @@ class SeatEncoder:
         self._pitcher_written = False
         self._out = 0  # cards out of play to this seat: played, turned up, discarded by it
         self._planes = (0, 0, 0)  # TRUMP_PLANE, MASTER, BEATS as written
-        self._trump_rows = (0, 0, 0, 0)  # the TRUMP_RANKS rows as written, 14 bits each
+        self._trump_rows = (0, 0, 0, 0)  # the card sets the TRUMP_RANKS rows show: mine, trick, ours, theirs
+        self._unseen = 0  # the cards UNSEEN counts
+        self._captured = 0  # every card won in a trick this hand
         self._win_rel = -1
 
     def update(self) -> np.ndarray:
@@ -421,6 +424,7 @@ class SeatEncoder:
     def _on_trick(self, winner: int, cards: int) -> None:
         mv = self._mv
         captured = _SIDE_SLOTS[self._rel_side[winner]][0]
+        self._captured |= cards
         trick = TRICK * NUM_CARD_IDS
         while cards:
             low = cards & -cards
@@ -545,17 +549,24 @@ class SeatEncoder:
     def _sync_counts(self, game: Game, hand: int) -> None:
         """What a card player counts (index 1027 on): the trumps, the best card left of each suit,
         what beats the trick, who wins it so far, the cards not seen and the trumps by rank."""
-        mv, seat = self._mv, self.seat
+        mv = self._mv
         trump, out = game.trump, self._out
+        live = self._pack_mask & ~out
+        unseen = live & ~hand
         master = 0
-        for order in suit_orders(trump, self._joker, self._joker_rank):
-            for card in order:
-                bit = 1 << card
-                if out & bit:
-                    continue
-                master |= bit
-                if not hand & bit:
-                    break
+        walk = trump if self._joker else -1  # the joker's suit: in rank order but for the joker (RD22)
+        for suit, suit_mask in enumerate(SUIT_MASKS):
+            if suit == walk:
+                for card in suit_orders(trump, True, self._joker_rank)[suit]:
+                    bit = 1 << card
+                    if out & bit:
+                        continue
+                    master |= bit
+                    if not hand & bit:
+                        break
+                continue
+            top = unseen & suit_mask  # the cards above its highest unseen card are out or mine
+            master |= live & suit_mask & (-(1 << (top.bit_length() - 1)) if top else -1)
         beats = 0
         win_rel = -1
         if game.trick_cards:
@@ -566,11 +577,15 @@ class SeatEncoder:
                 if strength[low.bit_length() - 1] > best:
                     beats |= low
                 cards ^= low
-            win_rel = (game.win_seat - seat) % self.n
+            win_rel = (game.win_seat - self.seat) % self.n
         trumps = game.trump_mask
-        old = self._planes
-        for base, was, now in zip((TRUMP_PLANE, MASTER, BEATS), old, (trumps, master, beats)):
-            _write_bits(mv, base, was, now)
+        old_trumps, old_master, old_beats = self._planes
+        if trumps != old_trumps:
+            _write_bits(mv, TRUMP_PLANE, old_trumps, trumps)
+        if master != old_master:
+            _write_bits(mv, MASTER, old_master, master)
+        if beats != old_beats:
+            _write_bits(mv, BEATS, old_beats, beats)
         self._planes = (trumps, master, beats)
         if win_rel != self._win_rel:
             if self._win_rel >= 0:
@@ -578,26 +593,26 @@ class SeatEncoder:
             if win_rel >= 0:
                 mv[WINNING + win_rel] = 1.0
             self._win_rel = win_rel
-        unseen = self._pack_mask & ~out & ~hand
-        for suit in range(4):
-            mv[UNSEEN + suit] = (unseen & SUIT_MASKS[suit]).bit_count() / 13
+        changed = unseen ^ self._unseen
+        if changed:
+            self._unseen = unseen
+            for suit, suit_mask in enumerate(SUIT_MASKS):
+                if changed & suit_mask:
+                    mv[UNSEEN + suit] = (unseen & suit_mask).bit_count() / 13
         if trump < 0:
             return
         mv[TRUMPS_LEFT] = (unseen & trumps).bit_count() / 14
         shift = NUM_RANKS * trump
-        mine = game.sides[seat]
-        ours = theirs = 0
-        for side, cards in enumerate(game.captured):
-            if side == mine:
-                ours = cards
-            else:
-                theirs |= cards
-        trick = game.trick_mask if game.trick_cards else 0
-        rows = tuple(((m >> shift) & _RANK_BITS) | (m >> _JOKER_SHIFT) << NUM_RANKS
-                     for m in (hand, trick, ours, theirs))
-        for row, (was, now) in enumerate(zip(self._trump_rows, rows)):
-            _write_bits(mv, TRUMP_RANKS + TRUMP_SLOTS * row, was, now)
-        self._trump_rows = rows
+        ours = game.captured[game.sides[self.seat]]
+        rows = (hand, game.trick_mask if game.trick_cards else 0, ours, self._captured & ~ours)
+        if rows != self._trump_rows:
+            row = TRUMP_RANKS
+            for was, now in zip(self._trump_rows, rows):
+                if was != now:  # the trump suit's 13 ranks, then the joker's bit
+                    _write_bits(mv, row, ((was >> shift) & _RANK_BITS) | (was >> _JOKER_SHIFT) << NUM_RANKS,
+                                ((now >> shift) & _RANK_BITS) | (now >> _JOKER_SHIFT) << NUM_RANKS)
+                row += TRUMP_SLOTS
+            self._trump_rows = rows
 
     def _sync_stock(self, game: Game) -> None:
         """RD10: the cards left in the stock, and its top card where it lies face up."""
