@@ -11,7 +11,7 @@ other players' discards, the order of the stock, a card drawn face down by anoth
 
 **Entries are only ever appended** (:data:`OBS_LAYOUT` numbers their meaning): the first 749
 (:data:`BASE_SIZE`) cover the beg-and-run presets, the stock, auction and joker presets added
-the block from index 749 on, and the block from index 1027 (:data:`HISTORY_SIZE`) reads off the rest
+the block from index 749 on, and the block from index 1027 (:data:`COUNTS_SIZE`) reads off the rest
 what a card player counts — which cards are trumps, the best card left in each suit, what beats the
 trick, the cards not yet seen — so a policy trained on the first 749 or 1027 entries still plays by
 reading them.
@@ -189,7 +189,7 @@ TRUMPS_LEFT = UNSEEN + 4
 TRUMP_RANKS = TRUMPS_LEFT + 1  # 4 rows of 14: mine, in the trick, won by my side, won by another side
 TRUMP_SLOTS = NUM_RANKS + 1  # the ranks 2..A, then the joker
 OBS_SIZE = TRUMP_RANKS + 4 * TRUMP_SLOTS  # 1251
-HISTORY_SIZE = OBS_SIZE - TRUMP_PLANE  # 224: what a card player counts, from index 1027
+COUNTS_SIZE = OBS_SIZE - TRUMP_PLANE  # 224: what a card player counts, from index 1027
 
 _BIDDING_FLAG = {STAND: 0, BEG: 1, GIFT: 2, RUN: 3}
 _ACT, _TRICK, _AWARD, _TURNUP, _TRUMP, _DRAW = (
