@@ -50,7 +50,8 @@ def test_the_privileged_critic_reads_the_hidden_cards_and_the_actor_does_not():
     # the critic's weights on the hidden cards start at zero, then matter once trained
     assert torch.equal(module.compute_values(inputs), module.compute_values(other))
     with torch.no_grad():
-        module.critic[0].weight.add_(0.1)
+        torch.manual_seed(1)
+        module.critic[0].weight.normal_()  # trained: every input, the hidden cards too, weighs
     assert not torch.equal(module.compute_values(inputs), module.compute_values(other))
 
 
