@@ -4,7 +4,9 @@ Every opponent gets its own table. With two sides (2 players, or 4 in partnershi
 plays the learner against each opponent in turn (first-vs-rest). With three players each opponent
 gets its own tournament in which two copies of it fill the other seats, so an equal player wins
 1/3 (:func:`fair_share`); a single three-way table of the learner and two different bots would
-give both of them the same row.
+give both of them the same row. A table with a game still undecided at the hand cap (random bidders in
+the auction presets may never reach the target) is left out of that evaluation with a line in the log,
+instead of ending the run.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agents.arena import GameTooLongError
 from agents.policy import NumpyActor, SnapshotAgent
 from allfours_env.rules import Rules
 from allfours_env.seeding import derive_seed
@@ -31,10 +34,11 @@ def fair_share(config: TrainConfig) -> float:
 
 
 def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games: int, seed: int,
-             workers: int = 1, progress: bool = False) -> list[tuple[list[str], Any]]:
+             workers: int = 1, progress: bool = False, log=print) -> list[tuple[list[str], Any]]:
     """Duplicate tournaments of the greedy policy ``actor`` against ``opponents``: a list of (the
     opponents it holds, its :class:`~evaluate.tournament.TournamentResult`). ``seed`` (derived from
-    the run's) is kept in the results; the tables name the run's seed, which repeats them."""
+    the run's) is kept in the results; the tables name the run's seed, which repeats them. A table
+    with a game still undecided at the hand cap is left out, and ``log`` says so."""
     from evaluate import run_tournament
 
     learner = SnapshotAgent(actor, deterministic=True, name="learner")
@@ -47,18 +51,23 @@ def evaluate(actor: NumpyActor, config: TrainConfig, opponents: list[str], games
         tables = [([opponent], [learner, *[opponent] * (sides - 1)], {}) for opponent in opponents]
     results = []
     for held, agents, schedule in tables:
-        result = run_tournament(agents, **schedule, **options)
+        try:
+            result = run_tournament(agents, **schedule, **options)
+        except GameTooLongError as err:
+            log(f"evaluation: the table against {', '.join(map(str, held))} is left out: {err}")
+            continue
         if result.interrupted:  # a tournament keeps what Ctrl-C left it; a training run stops
             raise KeyboardInterrupt
         results.append((held, result))
     return results
 
 
-def periodic(actor: NumpyActor, config: TrainConfig, timesteps: int, out: Path) -> list[dict[str, Any]]:
+def periodic(actor: NumpyActor, config: TrainConfig, timesteps: int, out: Path,
+             log=print) -> list[dict[str, Any]]:
     """The periodic evaluation at ``timesteps`` (``eval.games`` against ``eval.opponents``, seeded
     from the run's seed and the step): its learning-curve rows, appended to ``out/eval.csv``."""
     results = evaluate(actor, config, config.eval.opponents, config.eval.games,
-                       seed=derive_seed(config.seed, "eval", timesteps), workers=config.eval.workers)
+                       seed=derive_seed(config.seed, "eval", timesteps), workers=config.eval.workers, log=log)
     rows = curve_rows(results, timesteps)
     append_csv(out / "eval.csv", rows)
     return rows

@@ -102,7 +102,7 @@ def finish(config: TrainConfig, out: Path, actor, *, timesteps: int, seconds: fl
     steps_per_s = learned / seconds if seconds > 0 else 0.0
     final = evaluation.evaluate(actor, config, config.eval.final_opponents, config.eval.final_games,
                                 seed=derive_seed(config.seed, "final"), workers=config.eval.workers,
-                                progress=progress)
+                                progress=progress, log=log)
     results = {opponent: {"win_rate": numbers["win_rate"], "win_rate_ci": numbers["win_rate_ci"],
                           "games": numbers["games"]}
                for opponent, numbers in evaluation.scores(final).items()}

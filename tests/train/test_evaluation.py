@@ -51,3 +51,28 @@ def test_ctrl_c_during_an_evaluation_stops_the_training_run():
     actor = NumpyActor([(rng.normal(size=(OBS_SIZE, 117)), np.zeros(117))], "relu")
     with pytest.raises(KeyboardInterrupt):
         evaluate(actor, load(None, []), [FailingAgent(stop=1, error=KeyboardInterrupt)], games=8, seed=0)
+
+
+def test_a_table_with_a_game_past_the_hand_cap_is_left_out_and_logged(monkeypatch):
+    """Random bidders in the auction presets may never reach the target: such a table is dropped
+    from the evaluation (with a line in the log) instead of ending the training run."""
+    import evaluate as evaluate_package
+    from agents.arena import GameTooLongError
+    from agents.policy import NumpyActor
+    from train.evaluation import evaluate, scores
+
+    real = evaluate_package.run_tournament
+
+    def capped(agents, **options):
+        if any(getattr(agent, "name", agent) == "random" for agent in agents):
+            raise GameTooLongError("still undecided after 500 hands")
+        return real(agents, **options)
+
+    monkeypatch.setattr(evaluate_package, "run_tournament", capped)
+    rng = np.random.default_rng(0)
+    actor = NumpyActor([(rng.normal(size=(OBS_SIZE, 117)), np.zeros(117))], "relu")
+    lines = []
+    results = evaluate(actor, load(None, ["num_players=3"]), ["random", "heuristic"], games=6, seed=0,
+                       log=lines.append)
+    assert list(scores(results)) == ["heuristic"]
+    assert len(lines) == 1 and "against random is left out" in lines[0] and "500 hands" in lines[0]

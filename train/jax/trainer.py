@@ -199,7 +199,7 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
             if steps >= next_eval or steps >= config.total_timesteps:
                 next_eval = (steps // every + 1) * every
                 clock = time.perf_counter()
-                rows = evaluation.periodic(network.actor_of(params, activation), config, steps, out)
+                rows = evaluation.periodic(network.actor_of(params, activation), config, steps, out, log=log)
                 for row in rows:
                     writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], steps)
                 if bar is not None:

@@ -434,7 +434,7 @@ def _run(config: TrainConfig, start, *, progress: bool, log, finish) -> dict[str
             if steps >= next_eval or steps >= config.total_timesteps:
                 next_eval = (steps // every + 1) * every
                 clock = time.perf_counter()
-                rows = evaluation.periodic(learner_actor(algo, config), config, steps, out)
+                rows = evaluation.periodic(learner_actor(algo, config), config, steps, out, log=log)
                 for row in rows:
                     writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], steps)
                 if bar is not None:
