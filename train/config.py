@@ -406,6 +406,10 @@ def validate(config: TrainConfig) -> None:
     for ok, message in [*rllib_cross_checks(config.rllib), *jax_cross_checks(config.jax, MAX_ROLLOUT)]:
         if not ok:
             raise ConfigError(message)
+    if config.jax.points_share and config.reward != "win":
+        raise ConfigError(f"jax.points_share = {config.jax.points_share} pays a share of the points beside "
+                          f"the game: it needs reward = 'win' (reward = {config.reward!r} pays every point "
+                          f"already)")
     try:
         rules = Rules.make(config.preset, config.num_players, **config.knobs)
     except RulesError as err:

@@ -208,8 +208,11 @@ class Core:
         add = jnp.where(go, points, 0)
         scores = _add(s.scores, side, add)
         rewards = s.rewards
-        if spec.reward_points:
-            rewards = rewards + jnp.where(go, self.pay(side, points), 0.0)
+        if spec.reward_points or spec.points_share:
+            paid = self.pay(side, points)
+            if not spec.reward_points:
+                paid = paid * np.float32(spec.points_share)
+            rewards = rewards + jnp.where(go, paid, 0.0)
         s = s._replace(scores=scores, deal_points=_add(s.deal_points, side, add), rewards=rewards)
         if not can_end:
             return s

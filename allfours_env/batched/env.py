@@ -23,14 +23,15 @@ RESET_DEALS = 1 << 20
 
 
 def make(preset: str = "seven_up", num_players: int = 2, *, episode: str = "game", reward: str | None = None,
-         max_hands: int | None = MAX_HANDS, **knobs: Any) -> Env:
+         max_hands: int | None = MAX_HANDS, points_share: float = 0.0, **knobs: Any) -> Env:
     """The batched environment of ``preset`` for ``num_players`` with knob overrides, as
     ``allfours_env.env(preset, num_players, episode=..., reward=..., max_hands=..., **knobs)`` plays
-    it. Bad values raise :class:`~allfours_env.rules.RulesError` or ``ValueError`` (one line naming
-    the value and the fix) before anything is compiled."""
+    it (``points_share``, a training reward with no AEC counterpart: :class:`Env`). Bad values raise
+    :class:`~allfours_env.rules.RulesError` or ``ValueError`` (one line naming the value and the fix)
+    before anything is compiled."""
     rules = Rules.make(preset, num_players, **knobs)
     reward = check_options(episode, reward, max_hands)
-    return Env(rules, reward=reward, max_hands=max_hands)
+    return Env(rules, reward=reward, max_hands=max_hands, points_share=points_share)
 
 
 class Env:
@@ -41,11 +42,22 @@ class Env:
     ``observe(state, seat)`` is any seat's observation. All three are pure and may be wrapped in
     ``jax.jit`` and ``jax.vmap``. An illegal action ends the game: its player gets -1, the others 0
     (PettingZoo's ``TerminateIllegalWrapper``); a step on a finished game changes nothing and pays
-    nothing."""
+    nothing.
 
-    def __init__(self, rules: Rules, *, reward: str = "win", max_hands: int | None = MAX_HANDS) -> None:
+    ``points_share`` (with ``reward="win"``, for training): every award also pays this share of
+    what ``reward="points"`` would pay for it — the game's +1 / −1/(sides−1) plus, say, a tenth of
+    each point's zero-sum pay. 0 (the default) is the AEC env's ``reward="win"`` exactly."""
+
+    def __init__(self, rules: Rules, *, reward: str = "win", max_hands: int | None = MAX_HANDS,
+                 points_share: float = 0.0) -> None:
+        if isinstance(points_share, bool) or not isinstance(points_share, int | float) \
+                or not 0 <= points_share < float("inf"):
+            raise ValueError(f"points_share must be a number >= 0, got {points_share!r}")
+        if points_share and reward != "win":
+            raise ValueError(f"points_share={points_share!r} needs reward='win' (reward={reward!r} pays "
+                             f"every point already)")
         self.rules = rules
-        self.spec = spec_of(rules, reward=reward, max_hands=max_hands)
+        self.spec = spec_of(rules, reward=reward, max_hands=max_hands, points_share=points_share)
         self.core = Core(self.spec)
         self.num_players = rules.num_players
         self.num_actions = NUM_ACTIONS

@@ -81,6 +81,7 @@ class Spec:
     bid_max: int  # RD13
     dealer_may_hold: bool  # RD14
     reward_points: bool  # the AEC env's reward="points" (else "win")
+    points_share: float  # with "win": the share of each award also paid as "points" pays it (training)
     max_hands: int | None  # the AEC env's hand cap
     loser_share: float
     strength: np.ndarray  # int32[4 trump, 4 led, 53]: R1, R2, RD22
@@ -94,8 +95,9 @@ class Spec:
         return self.num_sides == 2 and self.n == 4
 
 
-def spec_of(rules: Rules, *, reward: str, max_hands: int | None) -> Spec:
-    """The :class:`Spec` of ``rules`` with the AEC env's ``reward`` and ``max_hands``."""
+def spec_of(rules: Rules, *, reward: str, max_hands: int | None, points_share: float = 0.0) -> Spec:
+    """The :class:`Spec` of ``rules`` with the AEC env's ``reward`` and ``max_hands`` (and the
+    training's ``points_share``, :class:`~allfours_env.batched.env.Env`)."""
     plan = rules.plan
     n = rules.num_players
     sides = tuple(rules.side_of(s) for s in range(n))
@@ -135,6 +137,7 @@ def spec_of(rules: Rules, *, reward: str, max_hands: int | None) -> Spec:
         bid_max=rules.bid_max,
         dealer_may_hold=rules.dealer_may_hold,
         reward_points=reward == "points",
+        points_share=float(points_share),
         max_hands=max_hands,
         loser_share=1.0 / (rules.num_sides - 1),
         strength=strength,

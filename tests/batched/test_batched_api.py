@@ -83,6 +83,42 @@ def test_unsupported_options_are_refused(kwargs, words):
         batched.make("seven_up", 2, **kwargs)
 
 
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"reward": "points", "points_share": 0.1}, "needs reward='win'"),
+    ({"points_share": -0.5}, "points_share must be a number >= 0"),
+    ({"points_share": float("nan")}, "points_share must be a number >= 0"),
+    ({"points_share": True}, "points_share must be a number >= 0"),
+])
+def test_a_bad_points_share_is_refused(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        batched.make("auction_pitch", 4, **kwargs)
+
+
+def test_a_points_share_adds_that_share_of_the_points_rewards_to_the_win_rewards():
+    """The same games under reward="win", "points" and "win" with points_share: the states agree
+    and every step pays win + share x points (set-backs included: auction_pitch)."""
+    share = 0.25
+    envs = [batched.make("auction_pitch", 4, reward=reward, points_share=s)
+            for reward, s in (("win", 0.0), ("points", 0.0), ("win", share))]
+    inits = [jax.jit(jax.vmap(env.init)) for env in envs]
+    steps = [jax.jit(jax.vmap(env.step)) for env in envs]
+    choose = jax.jit(jax.vmap(_random_action))
+    keys = jax.random.split(jax.random.PRNGKey(11), 16)
+    states = [init(keys) for init in inits]
+    paid = [np.zeros((16, 4)) for _ in envs]
+    for i in range(400):
+        actions = choose(jax.vmap(lambda k, i=i: jax.random.fold_in(k, i))(keys), states[0].legal_action_mask)
+        states = [step(state, actions) for step, state in zip(steps, states)]
+        win, points, blended = (np.asarray(state.rewards, dtype=np.float64) for state in states)
+        assert np.allclose(blended, win + share * points, atol=1e-6)
+        for total, state in zip(paid, states):
+            total += np.asarray(state.rewards)
+        assert np.array_equal(states[0].scores, states[2].scores)
+        assert np.array_equal(states[0].legal_action_mask, states[2].legal_action_mask)
+    assert np.asarray(states[0].terminated).any()  # some games were won
+    assert (paid[1] < 0).any() and np.abs(paid[2] - paid[0]).max() > 0  # points (and set-backs) were paid
+
+
 def test_bad_rules_are_refused_as_the_reference_does():
     with pytest.raises(RulesError, match="unknown knob"):
         batched.make("seven_up", 2, trump_colour="red")

@@ -90,6 +90,8 @@ def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
     ("opponents.partner=heuristic", "opponents.partner"),
     ("jax.minibatches=3", "jax.minibatches"),
     ("jax.num_envs=0", "jax.num_envs"),
+    ("jax.points_share=0.1", "jax.points_share"),  # with reward = "points": every point is paid already
+    ("jax.points_share=-0.1", "jax.points_share"),
 ])
 def test_bad_config_is_one_line_before_anything_is_written(setting, named, tmp_path, capsys):
     out = tmp_path / "run"
@@ -237,6 +239,14 @@ def test_each_seat_gets_the_rewards_up_to_its_next_decision(advantages, seat, re
     record = {"seat": seat, "rewards": rewards, "end": end, "value": value}
     got = np.asarray(advantages(record, bootstrap))
     np.testing.assert_allclose(got, reference_advantages(seat, rewards, end, value, bootstrap), atol=1e-4)
+
+
+def test_the_learner_plays_the_batched_core_with_the_configured_points_share():
+    from train.jax.ppo import Learner
+
+    spec = Learner(load("jax_quick", ["reward=win", "jax.points_share=0.1", "jax.num_envs=8"])).env.spec
+    assert not spec.reward_points and spec.points_share == pytest.approx(0.1)
+    assert Learner(load("jax_quick", ["jax.num_envs=8"])).env.spec.points_share == 0
 
 
 def test_the_learner_holds_its_whole_side_and_the_mix_fills_the_rest():

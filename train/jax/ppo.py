@@ -88,7 +88,8 @@ class Learner:
 
     def __init__(self, config: TrainConfig) -> None:
         rules = Rules.make(config.preset, config.num_players, **config.knobs)
-        self.env = batched.make(config.preset, config.num_players, reward=config.reward, **config.knobs)
+        self.env = batched.make(config.preset, config.num_players, reward=config.reward,
+                                points_share=config.jax.points_share, **config.knobs)
         self.players = config.num_players
         self.side = jnp.asarray(np.array([rules.side_of(s) for s in range(self.players)], np.int32))
         self.num_envs = config.jax.num_envs

@@ -7,6 +7,7 @@ Read with the rest of the config by :mod:`train.config` (this module imports not
     rollout_steps = 32    # decisions of every game per rollout: a rollout is num_envs x rollout_steps
     minibatches = 4       # a minibatch is this fraction of the rollout, in learner decisions
     self_play = 1.0       # weight of the learner itself in an opponent seat, beside opponents.mix
+    points_share = 0.0    # with reward = "win": each point also pays this share of reward = "points"
 
 ``[ppo]``'s learning rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef, max_grad_norm, n_epochs,
 net_arch and activation mean what they mean for Stable-Baselines3; its ``n_steps`` and
@@ -32,6 +33,7 @@ class JaxSettings:
     rollout_steps: int = 32
     minibatches: int = 4
     self_play: float = 1.0
+    points_share: float = 0.0
 
 
 #: The upper bounds: far above a run that fits in memory (a rollout holds 1,251 floats per slot).
@@ -45,6 +47,7 @@ RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "jax.rollout_steps": count_rule(1, MAX_ROLLOUT_STEPS, "decisions per game and rollout"),
     "jax.minibatches": count_rule(1, MAX_MINIBATCHES, "minibatches"),
     "jax.self_play": (lambda v: is_number(v) and 0 <= v < math.inf, "a weight >= 0"),
+    "jax.points_share": (lambda v: is_number(v) and 0 <= v < math.inf, "a share >= 0 (0: off)"),
 }
 
 
