@@ -16,6 +16,7 @@ from allfours_env.cards import parse_deck
 from allfours_env.engine import MAX_HANDS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import Rules
+from allfours_env.values import is_number
 
 #: The deal count a game dealt by :func:`auto_reset` starts from: past any stacked packs (fresh
 #: deals only); its i-th pack is the one of deal number RESET_DEALS + i.
@@ -50,8 +51,7 @@ class Env:
 
     def __init__(self, rules: Rules, *, reward: str = "win", max_hands: int | None = MAX_HANDS,
                  points_share: float = 0.0) -> None:
-        if isinstance(points_share, bool) or not isinstance(points_share, int | float) \
-                or not 0 <= points_share < float("inf"):
+        if not (is_number(points_share) and points_share >= 0):
             raise ValueError(f"points_share must be a number >= 0, got {points_share!r}")
         if points_share and reward != "win":
             raise ValueError(f"points_share={points_share!r} needs reward='win' (reward={reward!r} pays "
