@@ -43,7 +43,7 @@ from allfours_env.rules import Rules, RulesError
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, GameSummary
 from evaluate.output import OutputFolder
 from evaluate.report import markdown, save
-from evaluate.schedule import make_tables
+from evaluate.schedule import first_copies, make_tables
 from evaluate.tournament import TournamentError, TournamentResult
 
 PROG = "allfours-evaluate-pool"
@@ -154,7 +154,8 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, bool]:
     except (RulesError, TypeError, ValueError) as err:
         raise PoolError(f"{paths[0] / 'results.json'}: its rules do not load ({err})") from None
     labels = list(first["agents"])
-    shape = make_tables(len(labels), rules.num_sides, 1, first["table_size"], first["schedule"])
+    copies = first_copies(first["specs"], first["table_size"])
+    shape = make_tables(len(labels), rules.num_sides, 1, first["table_size"], first["schedule"], copies)
     games: list[GameSummary] = []
     groups = 0
     detailed = True
@@ -170,7 +171,8 @@ def pool(folders: Sequence[str | Path]) -> tuple[TournamentResult, bool]:
     if not detailed:
         games = [_without_details(game) for game in games]
     per_table = groups * len(shape[0].seatings)
-    tables = make_tables(len(labels), rules.num_sides, per_table, first["table_size"], first["schedule"])
+    tables = make_tables(len(labels), rules.num_sides, per_table, first["table_size"], first["schedule"],
+                         copies)
     result = TournamentResult(
         labels=labels, specs=list(first["specs"]), rules=rules, seed=first["seed"],
         games_per_table=per_table, table_size=first["table_size"], schedule=first["schedule"],

@@ -25,6 +25,7 @@ from typing import Any
 
 from allfours_env.rules import EXTRA_POINT_KINDS, POINT_KIND_TITLES, Rules, TrumpSelection
 from evaluate.games import CONTRACT_FIELDS, DECISIONS, DECISIONS_BY_SELECTION
+from evaluate.schedule import first_copies
 from evaluate.tournament import TournamentResult
 
 #: Every file :func:`save` may write, in this order.
@@ -79,16 +80,11 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right:
 
 
 def _first_copies(result: TournamentResult) -> dict[str, str]:
-    """Each label's first copy: at tables of more than two agents, agents given by the same spec
-    string (``heuristic``, ``heuristic#2``, ``heuristic#3``) are one agent seated several times and
-    share a row. In pairings (``random random``: is the noise as small as it should be?) and for agent
-    objects every label stands for itself."""
-    first_of: dict[str, str] = {}
-    out = {}
-    for label, spec in zip(result.labels, result.specs):
-        merge = result.table_size > 2 and not spec.startswith("<")
-        out[label] = first_of.setdefault(spec, label) if merge else label
-    return out
+    """Each label's first copy (:func:`~evaluate.schedule.first_copies`: ``heuristic``,
+    ``heuristic#2``, ``heuristic#3`` at a table of more than two agents are one agent seated several
+    times), whose row the copies share."""
+    first = first_copies(result.specs, result.table_size)
+    return {label: result.labels[first[index]] for index, label in enumerate(result.labels)}
 
 
 def copies(result: TournamentResult) -> dict[str, int]:

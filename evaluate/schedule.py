@@ -15,6 +15,13 @@ least once: 2 players or 4 in partnerships, agents A, B → AB, BA; 3 players, t
 permutations; 3 players, two agents → AAB, ABA, BAA, ABB, BAB, BBA. By symmetry every agent of the
 table holds every side (and so every seat) equally often.
 
+**Copies** (:func:`first_copies`): at a table of more than two agents, agents given by the same spec
+string (``ppo:m.npz heuristic heuristic heuristic``) are one agent seated several times. Seatings
+that differ only in which copy holds which side are the same game played again (the same cards, the
+same players), so only the first of them is played: the candidate against three copies of a bot at
+four sides plays 4 seatings of a deal group, not the 24 permutations of four distinct agents, and
+every game of a table is a different game.
+
 Games are numbered 0, 1, ... across the tournament: table by table, deal group by deal group,
 seating by seating (:meth:`Table.game_index`). A game's seeds derive from the tournament seed and
 that number alone, so its result does not depend on the order or the process in which it runs.
@@ -56,11 +63,35 @@ class Table:
         return self.first_game + group * len(self.seatings) + seating
 
 
-def seatings(agents: tuple[int, ...], num_sides: int) -> list[tuple[int, ...]]:
+def first_copies(specs: Sequence[str], table_size: int) -> tuple[int, ...]:
+    """For each agent (its spec string; an agent object is written ``<Type name>``), the index of
+    its first copy: at tables of more than two agents, agents given by the same spec string are one
+    agent seated several times (module docstring). In pairings (``random random``: is the noise as
+    small as it should be?) and for agent objects every agent is its own."""
+    first: dict[str, int] = {}
+    return tuple(first.setdefault(spec, index) if table_size > 2 and not spec.startswith("<") else index
+                 for index, spec in enumerate(specs))
+
+
+def seatings(agents: tuple[int, ...], num_sides: int,
+             first_copy: Sequence[int] | None = None) -> list[tuple[int, ...]]:
     """Every assignment of ``agents`` to ``num_sides`` sides using each agent at least once, in
-    lexicographic order (``seating[side]`` is the agent of that side)."""
+    lexicographic order (``seating[side]`` is the agent of that side); with ``first_copy`` (see
+    :func:`first_copies`), only the first of the seatings that differ only in where copies of one
+    agent sit."""
     wanted = set(agents)
-    return [combo for combo in itertools.product(agents, repeat=num_sides) if set(combo) == wanted]
+    seen: set[tuple[int, ...]] = set()
+    kept = []
+    for combo in itertools.product(agents, repeat=num_sides):
+        if set(combo) != wanted:
+            continue
+        if first_copy is not None:
+            pattern = tuple(first_copy[agent] for agent in combo)
+            if pattern in seen:
+                continue
+            seen.add(pattern)
+        kept.append(combo)
+    return kept
 
 
 def table_members(num_agents: int, table_size: int, schedule: str = "round-robin") -> list[tuple[int, ...]]:
@@ -79,14 +110,16 @@ def groups_for(games: int, seatings_per_group: int) -> int:
 
 
 def make_tables(
-    num_agents: int, num_sides: int, games: int, table_size: int, schedule: str = "round-robin"
+    num_agents: int, num_sides: int, games: int, table_size: int, schedule: str = "round-robin",
+    first_copy: Sequence[int] | None = None,
 ) -> list[Table]:
     """The tables of a tournament, each with enough deal groups for ``games`` games (rounded up to
-    whole deal groups) and numbered game ranges one after the other."""
+    whole deal groups) and numbered game ranges one after the other; ``first_copy`` as for
+    :func:`seatings`."""
     tables = []
     first = 0
     for index, members in enumerate(table_members(num_agents, table_size, schedule)):
-        seats = tuple(seatings(members, num_sides))
+        seats = tuple(seatings(members, num_sides, first_copy))
         table = Table(index, members, seats, groups_for(games, len(seats)), first)
         tables.append(table)
         first += table.games

@@ -4,8 +4,9 @@ intervals over deal groups, points by kind, decision rates.
 Definitions (per agent, at one table or over all its games):
 
 * **win rate** — games won by a side the agent held / games; 95% Wilson score interval. The games
-  of a deal group are negatively correlated (the same cards in swapped seats), so treating them as
-  independent makes this interval, if anything, a little too wide.
+  of a deal group are negatively correlated (the same cards in swapped seats; no game is played
+  twice, :func:`~evaluate.schedule.first_copies`), so treating them as independent makes this
+  interval, if anything, a little too wide.
 * **fair share** — the win rate an agent would have if every agent played equally well: the share
   of the sides it holds, averaged over the seatings (1/2 in a pairing; 1/4 alone against three
   others at four sides).

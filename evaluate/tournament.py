@@ -27,7 +27,7 @@ from allfours_env.values import is_whole
 from evaluate.games import GameSummary, GroupPlayer, describe_failure
 from evaluate.parallel import run_in_pool, run_in_process
 from evaluate.progress import Progress
-from evaluate.schedule import SCHEDULES, Table, make_tables, work_items
+from evaluate.schedule import SCHEDULES, Table, first_copies, make_tables, work_items
 from evaluate.stats import summarize
 
 AgentSource = str | Agent
@@ -186,7 +186,8 @@ class Tournament:
         self.games, self.seed, self.table_size = games, seed, table_size
         self.schedule, self.records, self.confidence = schedule, records, confidence
         self.seed_note = seed_note
-        self.tables = make_tables(len(self.labels), num_sides, games, table_size, schedule)
+        self.tables = make_tables(len(self.labels), num_sides, games, table_size, schedule,
+                                  first_copies(spec_strings(self.sources), table_size))
         self.built = [_build(label, source) for label, source in zip(self.labels, self.sources)]
         warn_unfit(self.built, self.rules)  # a policy trained for another game: one line on stderr
 
@@ -265,7 +266,7 @@ class Tournament:
         games.sort(key=lambda g: g.index)
         return TournamentResult(
             labels=self.labels,
-            specs=[s if isinstance(s, str) else f"<{type(s).__name__} {s.name}>" for s in self.sources],
+            specs=spec_strings(self.sources),
             rules=self.rules, seed=self.seed, games_per_table=self.games_per_table,
             table_size=self.table_size, schedule=self.schedule, tables=self.tables, games=games,
             interrupted=interrupted, error=error, workers=workers, elapsed_s=elapsed,
@@ -315,6 +316,11 @@ def _rules(preset: str | Rules, players: int, knobs: Mapping[str, Any] | None) -
         return Rules.make(preset, players, **dict(knobs or {}))
     except RulesError as err:
         raise TournamentError(str(err)) from None
+
+
+def spec_strings(sources: Sequence[AgentSource]) -> list[str]:
+    """The agents as the results name them: spec strings, an agent object as ``<Type name>``."""
+    return [s if isinstance(s, str) else f"<{type(s).__name__} {s.name}>" for s in sources]
 
 
 def _agent_sources(agents: Sequence[AgentSource] | Mapping[str, AgentSource]) -> tuple[list[str], list]:

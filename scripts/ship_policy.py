@@ -17,9 +17,9 @@ The publication table of a two-sided game (two players, or four in partnerships)
 2000 --seed 0 ...``; the bar is 55% against ``heuristic`` with the interval above 50%. In a game of
 more sides (the four-player auctions, every player alone) a table of three different agents would
 not measure the policy against either bot, so each bot gets its own command, the policy in one seat
-and copies of the bot in the others (``ppo:... heuristic heuristic heuristic``: 24 seatings a deal,
-fair share 25%), as a training run's evaluation seats it; the bar is 1.25x the fair share with the
-interval above the fair share, and a margin per hand with its interval above 0.
+and copies of the bot in the others (``ppo:... heuristic heuristic heuristic``: the policy at each
+of the 4 sides of a deal, fair share 25%), as a training run's evaluation seats it; the bar is 1.25x
+the fair share with the interval above the fair share, and a margin per hand with its interval above 0.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from agents.policy_file import read_json, read_metadata  # noqa: E402
 from allfours_env.rules import Rules  # noqa: E402
 from evaluate import run_tournament  # noqa: E402
 from train.checkpoints import checkpoint_step  # noqa: E402
-from train.config import ConfigError, load  # noqa: E402
+from train.config import ConfigError, TrainConfig, load  # noqa: E402
 
 BAR = 0.55  #: two sides: the win rate against heuristic a shipped policy aims for, its interval above 1/2
 FFA_BAR = 1.25  #: more sides: the multiple of the fair share it aims for, interval and margin above it
@@ -87,7 +87,7 @@ def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str, str]:
         settings = load(recipe).to_dict()
     except ConfigError as err:
         raise ShipError(f"{err} (name the run's recipe with --config)") from None
-    ran = read_json(args.run / "config.json", "run config")
+    ran = with_defaults(read_json(args.run / "config.json", "run config"))
     differ = sorted(k for k in set(settings) | set(ran) if k != "out" and settings.get(k) != ran.get(k))
     if differ:
         raise ShipError(f"the run's settings differ from config {recipe!r} in {', '.join(differ)}: ship a "
@@ -100,6 +100,15 @@ def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str, str]:
         raise ShipError("--games must be at least 2 and --seeds must not repeat seed 0 (the publication "
                         "deals)")
     return meta, recipe, name
+
+
+def with_defaults(ran: dict[str, Any]) -> dict[str, Any]:
+    """A run's saved settings with those it predates at their defaults: a run made before a setting
+    existed ran as its default says."""
+    defaults = TrainConfig().to_dict()
+    filled = {key: {**value, **ran.get(key, {})} if isinstance(value, dict) else ran.get(key, value)
+              for key, value in defaults.items()}
+    return filled | {key: value for key, value in ran.items() if key not in defaults}
 
 
 def row(numbers: dict[str, Any]) -> dict[str, Any]:

@@ -140,3 +140,15 @@ def test_pool_output_is_checked_before_anything_is_written(runs, tmp_path, capsy
         code, out, err = run_cli(pool_main, args, capsys)
         assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "new").exists()
+
+
+def test_a_table_of_copies_pools_as_it_was_played(tmp_path):
+    """A candidate against three copies of a bot: the pool rebuilds the 4 seatings it was played in."""
+    folder = tmp_path / "copies"
+    args = ["heuristic", "random", "random", "random", "--preset", "auction_pitch", "--players", "4",
+            "--games", "8", "--seed", "4", "--workers", "1", "--quiet", "--no-plot", "--out", str(folder)]
+    assert evaluate_main(args) == 0
+    result, _ = pool([folder])
+    assert [len(table.seatings) for table in result.tables] == [4]
+    saved = json.loads((folder / "results.json").read_text())
+    assert json.loads(json.dumps(result.summary())) == saved["statistics"]

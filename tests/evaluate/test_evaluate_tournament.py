@@ -17,7 +17,7 @@ from conftest import FailingAgent
 from evaluate import Tournament, TournamentError, run_tournament
 from evaluate.games import GroupPlayer, contracts_of
 from evaluate.report import game_rows
-from evaluate.schedule import deal_group, make_tables, seatings
+from evaluate.schedule import deal_group, first_copies, make_tables, seatings
 
 
 class FirstLegal(Agent):
@@ -48,6 +48,30 @@ def test_seatings_cover_every_side_equally():
         for side in range(len(seats[0])):
             counts = Counter(s[side] for s in seats)
             assert len({counts[a] for a in agents}) == 1
+
+
+def test_copies_of_one_agent_are_seated_once_per_arrangement():
+    """A candidate against three copies of one bot at four sides plays 4 seatings (itself at each
+    side), not the 24 permutations of four distinct agents: swapping two copies replays the game."""
+    first = first_copies(["ppo:m.npz", "heuristic", "heuristic", "heuristic"], 4)
+    assert first == (0, 1, 1, 1)
+    seats = seatings((0, 1, 2, 3), 4, first)
+    assert [seating.index(0) for seating in seats] == [0, 1, 2, 3]
+    assert len(seatings((0, 1, 2, 3), 4)) == 24  # four different agents
+    assert len(seatings((0, 1, 2), 3, first_copies(["a", "b", "b"], 3))) == 3  # ABB BAB BBA
+    # a pairing of copies (is the noise as small as it should be?) and agent objects keep their seats
+    assert first_copies(["random", "random"], 2) == (0, 1)
+    assert first_copies(["<SnapshotAgent learner>", "<SnapshotAgent learner>", "random"], 3) == (0, 1, 2)
+
+
+def test_a_candidate_against_copies_plays_different_games():
+    """Every game of a deal group seats the candidate at another side; none is a replay."""
+    result = run_tournament(["heuristic", "random", "random", "random"], preset="auction_pitch", players=4,
+                            games=8, seed=2)
+    assert [len(table.seatings) for table in result.tables] == [4] and len(result.games) == 8
+    for group in (0, 1):
+        games = [g for g in result.games if g.group == group]
+        assert sorted(g.sides.index(0) for g in games) == [0, 1, 2, 3]
 
 
 def test_tables_games_and_numbering():

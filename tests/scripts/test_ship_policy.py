@@ -70,6 +70,19 @@ def test_a_run_that_is_not_its_recipe_is_refused_before_any_game(tmp_path, capsy
     assert not (tmp_path / "policies").exists()
 
 
+def test_a_run_made_before_a_setting_existed_ran_with_its_default(tmp_path):
+    run = fake_run(tmp_path / "run")
+    settings = json.loads((run / "config.json").read_text())
+    del settings["jax"]["points_share"]  # the recipe's value is the default
+    (run / "config.json").write_text(json.dumps(settings))
+    args = ship_policy.parser().parse_args([str(run), "--dest", str(tmp_path / "policies")])
+    assert ship_policy.checked(args)[1:] == ("don_2p", "don_2p")
+    settings["jax"]["points_share"] = 0.5
+    (run / "config.json").write_text(json.dumps(settings))
+    with pytest.raises(ship_policy.ShipError, match="differ from config 'don_2p' in jax"):
+        ship_policy.checked(args)
+
+
 def test_a_free_for_all_is_scored_against_copies_of_each_bot(tmp_path):
     # three players, each alone (the stand-in weights, don's, bid too badly to end four-player
     # auction games against three random bidders)
@@ -85,7 +98,7 @@ def test_a_free_for_all_is_scored_against_copies_of_each_bot(tmp_path):
     assert evaluation["commands"] == [
         f"python -m evaluate ppo:agents/policies/auction_pitch_3p.npz {bot} {bot} --games 4 --seed 0 "
         f"--preset auction_pitch --players 3 --workers 1" for bot in ("random", "heuristic")]
-    for opponent in ("random", "heuristic"):  # one deal group: the policy in each seat, the bots in any order
+    for opponent in ("random", "heuristic"):  # two deal groups, the policy at each of the 3 sides
         assert evaluation[opponent]["games"] == 6
     assert set(evaluation["other_deal_sets"]["heuristic"]) == {"seed 1", "run final"}
     assert "41.67% against 2 copies of heuristic" in evaluation["bar"]
