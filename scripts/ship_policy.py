@@ -40,7 +40,7 @@ from agents.policy_file import read_json, read_metadata  # noqa: E402
 from allfours_env.rules import Rules  # noqa: E402
 from evaluate import run_tournament  # noqa: E402
 from train.checkpoints import checkpoint_step  # noqa: E402
-from train.config import ConfigError, TrainConfig, load  # noqa: E402
+from train.config import ConfigError, from_dict, load  # noqa: E402
 
 BAR = 0.55  #: two sides: the win rate against heuristic a shipped policy aims for, its interval above 1/2
 FFA_BAR = 1.25  #: more sides: the multiple of the fair share it aims for, interval and margin above it
@@ -87,7 +87,10 @@ def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str, str]:
         settings = load(recipe).to_dict()
     except ConfigError as err:
         raise ShipError(f"{err} (name the run's recipe with --config)") from None
-    ran = with_defaults(read_json(args.run / "config.json", "run config"))
+    try:  # as the run's config loads (a setting the run predates at its default), as --resume reads it
+        ran = from_dict(read_json(args.run / "config.json", "run config")).to_dict()
+    except ConfigError as err:
+        raise ShipError(f"{args.run / 'config.json'}: {err}") from None
     differ = sorted(k for k in set(settings) | set(ran) if k != "out" and settings.get(k) != ran.get(k))
     if differ:
         raise ShipError(f"the run's settings differ from config {recipe!r} in {', '.join(differ)}: ship a "
@@ -100,15 +103,6 @@ def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str, str]:
         raise ShipError("--games must be at least 2 and --seeds must not repeat seed 0 (the publication "
                         "deals)")
     return meta, recipe, name
-
-
-def with_defaults(ran: dict[str, Any]) -> dict[str, Any]:
-    """A run's saved settings with those it predates at their defaults: a run made before a setting
-    existed ran as its default says."""
-    defaults = TrainConfig().to_dict()
-    filled = {key: {**value, **ran.get(key, {})} if isinstance(value, dict) else ran.get(key, value)
-              for key, value in defaults.items()}
-    return filled | {key: value for key, value in ran.items() if key not in defaults}
 
 
 def row(numbers: dict[str, Any]) -> dict[str, Any]:

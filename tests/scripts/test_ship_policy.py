@@ -59,7 +59,7 @@ def test_a_run_is_shipped_with_its_recipe_its_tables_and_the_bar(tmp_path, capsy
 
 
 @pytest.mark.parametrize("changes, recipe, message", [
-    ({"total_timesteps": 5}, None, "differ from config 'don_2p' in total_timesteps"),
+    ({"total_timesteps": 9_000_000}, None, "differ from config 'don_2p' in total_timesteps"),
     ({}, "no_such_recipe", "--config"),
 ])
 def test_a_run_that_is_not_its_recipe_is_refused_before_any_game(tmp_path, capsys, changes, recipe, message):
@@ -77,7 +77,7 @@ def test_a_run_made_before_a_setting_existed_ran_with_its_default(tmp_path):
     (run / "config.json").write_text(json.dumps(settings))
     args = ship_policy.parser().parse_args([str(run), "--dest", str(tmp_path / "policies")])
     assert ship_policy.checked(args)[1:] == ("don_2p", "don_2p")
-    settings["jax"]["points_share"] = 0.5
+    settings["jax"]["self_play"] = 0.25  # a setting the run did change is still refused
     (run / "config.json").write_text(json.dumps(settings))
     with pytest.raises(ship_policy.ShipError, match="differ from config 'don_2p' in jax"):
         ship_policy.checked(args)
