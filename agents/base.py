@@ -14,7 +14,8 @@ the start of every game, so a game's result depends only on the seeds, never on 
 before or in which process (tournaments rely on this). Nothing uses a global RNG.
 
 Agent specs are strings: a registered name (``random``, ``heuristic``, ``pimc``), optionally with
-options (``pimc:samples=16,time_budget=0.05``), ``ppo:path/to/model.npz`` for a trained policy, or
+options (``pimc:samples=16,time_budget=0.05``), ``ppo:path/to/model.npz`` for a trained policy
+(``ppo:path/to/model.npz,endgame=0`` with options after the file's path), or
 ``split:bid=pimc,play=heuristic`` for one that delegates each kind of decision (:mod:`agents.split`).
 """
 
@@ -74,8 +75,8 @@ def available_agents() -> list[str]:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"pimc:samples=16,time_budget=0.05"`` into a name and options; ``"ppo:path"`` gives
-    ``("ppo", {"path": path})``. Values are parsed as int, float, bool (``true``/``false``), ``none``
-    or left as text."""
+    ``("ppo", {"path": path})`` (``"ppo:path,endgame=8"`` adds its options). Values are parsed as
+    int, float, bool (``true``/``false``), ``none`` or left as text."""
     if not isinstance(spec, str) or not spec:
         raise AgentError(f"an agent spec is a non-empty string such as 'heuristic', got {spec!r}")
     name, _, rest = spec.partition(":")
@@ -85,16 +86,25 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             f"(a trained policy is 'ppo:path/to/model.npz')"
         )
     if name == "ppo":
-        if not rest:
+        path, _, rest = rest.partition(",")
+        if not path:
             raise AgentError("a trained policy needs its file: 'ppo:path/to/model.npz'")
-        return name, {"path": rest}
+        options = _options(rest, spec)
+        if "path" in options:
+            raise AgentError(f"{spec!r} names the policy file twice: give it once, as 'ppo:FILE'")
+        return name, {"path": path} | options
+    return name, _options(rest, spec)
+
+
+def _options(rest: str, spec: str) -> dict[str, Any]:
+    """The ``key=value`` options, separated by commas, of ``spec``'s tail ``rest``."""
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise AgentError(f"agent option {item!r} in {spec!r} must look like key=value")
         options[key] = _parse_value(value)
-    return name, options
+    return options
 
 
 def _parse_value(text: str) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 
 from agents import policy_file
 from agents.base import Agent, AgentError
+from agents.endgame import OFF, EndgameSearch, check_cards
 from allfours_env.actions import NUM_ACTIONS
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import Rules, RulesError
@@ -160,22 +161,44 @@ def save_policy(path: str | Path, actor: NumpyActor, trained_for: dict[str, Any]
 
 
 class PPOAgent(Agent):
-    """A trained policy: ``make_agent("ppo:path/to/model.npz")``."""
+    """A trained policy: ``make_agent("ppo:path/to/model.npz")``. ``endgame``: the last cards of a
+    hand are played by search (:mod:`agents.endgame`) once all hands hold at most this many; ``None``
+    (the default) takes the count the policy file names (``"play": {"endgame": N}``, none: 0),
+    ``0`` plays the network alone."""
 
     needs_observation = True
 
-    def __init__(self, path: str, seed: int | None = None, deterministic: bool = True) -> None:
+    def __init__(self, path: str, seed: int | None = None, deterministic: bool = True,
+                 endgame: int | None = None) -> None:
         super().__init__(seed)
         self.actor, self.metadata = load_policy(path)
         self.trained_for = self.metadata["trained_for"]
         self.path = str(path)
         self.deterministic = deterministic
         self.name = f"ppo:{path}"
+        cards = endgame_of(self.metadata, path) if endgame is None else check_cards(endgame, f"ppo:{path}")
+        self.endgame = EndgameSearch(cards, seed) if cards else None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.endgame is not None:
+            self.endgame.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray] | None, view: SeatView) -> int:
+        if self.endgame is not None and self.endgame.decides(view):
+            return self.endgame.act(view)
         if observation is None:
             raise AgentError("a PPO policy reads the observation: pass the AEC observation dict")
         return choose(self.actor, observation, self.deterministic, self.rng)
+
+
+def endgame_of(metadata: dict[str, Any], path: str | Path) -> int:
+    """The endgame size a policy file names for its play (``"play": {"endgame": N}``), 0 if none."""
+    play = metadata.get("play", {})
+    if not isinstance(play, dict):
+        raise AgentError(f"{policy_file.metadata_path(path)}: \"play\" must be an object such as "
+                         f"{{\"endgame\": 8}}, got {play!r}")
+    return check_cards(play.get("endgame", OFF), str(policy_file.metadata_path(path)))
 
 
 def describe_game(preset: str, num_players: int, knobs: dict[str, Any] | None = None) -> str:
