@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.base import AgentError  # noqa: E402
+from agents.endgame import check_cards  # noqa: E402
 from agents.policy_file import read_json, read_metadata  # noqa: E402
 from allfours_env.rules import Rules  # noqa: E402
 from evaluate import run_tournament  # noqa: E402
@@ -67,6 +68,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dest", type=Path, default=ROOT / "agents" / "policies",
                    help="where shipped policies live")
     p.add_argument("--replace", action="store_true", help="replace a policy already shipped under that name")
+    p.add_argument("--endgame", type=int, default=0,
+                   help="the policy plays the last N cards of a hand by search (agents/endgame.py), "
+                        "scored so and written into its .json (default: 0, the network alone)")
     return p
 
 
@@ -99,6 +103,7 @@ def checked(args: argparse.Namespace) -> tuple[dict[str, Any], str, str]:
         target = args.dest / f"{name}{suffix}"
         if target.exists() and not args.replace:
             raise ShipError(f"{target} exists: pass --replace to ship this run in its place")
+    check_cards(args.endgame, "--endgame")
     if args.games < 2 or any(seed == 0 for seed in args.seeds):
         raise ShipError("--games must be at least 2 and --seeds must not repeat seed 0 (the publication "
                         "deals)")
@@ -137,9 +142,9 @@ def commands(agent: str, opponent: str | None, game: dict[str, Any], games: int,
     return [f"python -m evaluate {agent} {' '.join([bot] * (sides - 1))} {tail}" for bot in bots]
 
 
-def score(args: argparse.Namespace, label: str, game: dict[str, Any]) -> dict[str, Any]:
-    """The publication tables, the other deal sets and heuristic's own rate against random."""
-    model = f"ppo:{args.run / 'model.npz'}"
+def score(args: argparse.Namespace, label: str, game: dict[str, Any], model: str) -> dict[str, Any]:
+    """The publication tables of the agent ``model`` (a spec) under ``label``, the other deal sets
+    and heuristic's own rate against random."""
     sides = num_sides(game)
     options = dict(preset=game["preset"], players=game["num_players"], games=args.games, workers=args.workers)
     if sides == 2:
@@ -248,8 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ship_policy.py: error: {err}", file=sys.stderr)
         return 2
     game = meta["trained_for"]
-    scored = score(args, f"ppo:agents/policies/{name}.npz", game)
+    scored = score(args, f"ppo:agents/policies/{name}.npz", game,
+                   f"ppo:{args.run / 'model.npz'},endgame={args.endgame}")
     shipped = metadata(args, meta, recipe, name, scored)
+    if args.endgame:
+        shipped["play"] = {"endgame": args.endgame}
     args.dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(args.run / "model.npz", args.dest / f"{name}.npz")
     (args.dest / f"{name}.json").write_text(json.dumps(shipped, indent=1) + "\n")
