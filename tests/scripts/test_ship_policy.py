@@ -111,40 +111,40 @@ ship_endgame = importlib.util.module_from_spec(_ENDGAME)
 _ENDGAME.loader.exec_module(ship_endgame)
 
 
-# blind_all_fours 2p ships without the search: the tests below add it and take it away.
+# trinidad 4p ships without the search: the tests below add it and take it away.
 def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_it(tmp_path):
     dest = tmp_path / "policies"
     dest.mkdir()
-    for name in ("blind_all_fours_2p.npz", "blind_all_fours_2p.json"):
+    for name in ("trinidad_4p.npz", "trinidad_4p.json"):
         shutil.copyfile(ROOT / "agents" / "policies" / name, dest / name)
-    before = read_metadata(dest / "blind_all_fours_2p.npz")
-    argv = ["blind_all_fours_2p", "--endgame", "8", "--dest", str(dest), "--games", "4", "--seeds", "1",
+    before = read_metadata(dest / "trinidad_4p.npz")
+    argv = ["trinidad_4p", "--endgame", "8", "--dest", str(dest), "--games", "4", "--seeds", "1",
             "--workers", "1"]
     assert ship_endgame.main(argv) == 0
-    meta = read_metadata(dest / "blind_all_fours_2p.npz")
+    meta = read_metadata(dest / "trinidad_4p.npz")
     assert meta["play"] == {"endgame": 8}
     assert meta["evaluation"]["commands"] == [
-        "python -m evaluate ppo:agents/policies/blind_all_fours_2p.npz random heuristic "
-        "--schedule first-vs-rest --games 4 --seed 0 --preset blind_all_fours --players 2 --workers 1"]
+        "python -m evaluate ppo:agents/policies/trinidad_4p.npz random heuristic "
+        "--schedule first-vs-rest --games 4 --seed 0 --preset trinidad --players 4 --workers 1"]
     assert meta["evaluation"]["heuristic"]["games"] == 4
     network = meta["evaluation_network"]
     assert network["heuristic"] == before["evaluation"]["heuristic"]
-    searchless = "ppo:agents/policies/blind_all_fours_2p.npz,endgame=0 "
+    searchless = "ppo:agents/policies/trinidad_4p.npz,endgame=0 "
     assert all(searchless in line for line in network["commands"])
-    assert ship_endgame.main(["blind_all_fours_2p", "--endgame", "0", "--dest", str(dest)]) == 0
-    assert read_metadata(dest / "blind_all_fours_2p.npz") == before
+    assert ship_endgame.main(["trinidad_4p", "--endgame", "0", "--dest", str(dest)]) == 0
+    assert read_metadata(dest / "trinidad_4p.npz") == before
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["blind_all_fours_2p", "--endgame", "1"], "endgame must be 0 (off) or a whole number of cards >= 2"),
+    (["trinidad_4p", "--endgame", "1"], "endgame must be 0 (off) or a whole number of cards >= 2"),
     (["no_such_2p", "--endgame", "8"], "no_such_2p.npz not found"),
-    (["blind_all_fours_2p", "--endgame", "8", "--seeds", "0"], "must not repeat seed 0"),
+    (["trinidad_4p", "--endgame", "8", "--seeds", "0"], "must not repeat seed 0"),
 ])
 def test_ship_endgame_refuses_bad_arguments_before_any_game(argv, message, capsys, tmp_path):
     dest = tmp_path / "policies"
     dest.mkdir()
-    for name in ("blind_all_fours_2p.npz", "blind_all_fours_2p.json"):
+    for name in ("trinidad_4p.npz", "trinidad_4p.json"):
         shutil.copyfile(ROOT / "agents" / "policies" / name, dest / name)
     assert ship_endgame.main([*argv, "--dest", str(dest)]) == 2
     assert message in capsys.readouterr().err
-    assert "play" not in read_metadata(dest / "blind_all_fours_2p.npz")
+    assert "play" not in read_metadata(dest / "trinidad_4p.npz")
