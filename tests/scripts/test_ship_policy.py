@@ -111,12 +111,19 @@ ship_endgame = importlib.util.module_from_spec(_ENDGAME)
 _ENDGAME.loader.exec_module(ship_endgame)
 
 
-# trinidad 4p ships without the search: the tests below add it and take it away.
+def network_alone_copy(dest: Path, name: str) -> None:
+    """Copy the shipped policy ``name`` into ``dest`` and return the copy to its network alone
+    (``--endgame 0``), whether or not it ships with the search."""
+    dest.mkdir()
+    for suffix in (".npz", ".json"):
+        shutil.copyfile(ROOT / "agents" / "policies" / f"{name}{suffix}", dest / f"{name}{suffix}")
+    assert ship_endgame.main([name, "--endgame", "0", "--dest", str(dest)]) == 0
+    assert "play" not in read_metadata(dest / f"{name}.npz")
+
+
 def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_it(tmp_path):
     dest = tmp_path / "policies"
-    dest.mkdir()
-    for name in ("trinidad_4p.npz", "trinidad_4p.json"):
-        shutil.copyfile(ROOT / "agents" / "policies" / name, dest / name)
+    network_alone_copy(dest, "trinidad_4p")
     before = read_metadata(dest / "trinidad_4p.npz")
     argv = ["trinidad_4p", "--endgame", "8", "--dest", str(dest), "--games", "4", "--seeds", "1",
             "--workers", "1"]
@@ -136,15 +143,13 @@ def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["trinidad_4p", "--endgame", "1"], "endgame must be 0 (off) or a whole number of cards >= 2"),
+    (["seven_up_2p", "--endgame", "1"], "endgame must be 0 (off) or a whole number of cards >= 2"),
     (["no_such_2p", "--endgame", "8"], "no_such_2p.npz not found"),
-    (["trinidad_4p", "--endgame", "8", "--seeds", "0"], "must not repeat seed 0"),
+    (["seven_up_2p", "--endgame", "8", "--seeds", "0"], "must not repeat seed 0"),
 ])
 def test_ship_endgame_refuses_bad_arguments_before_any_game(argv, message, capsys, tmp_path):
     dest = tmp_path / "policies"
-    dest.mkdir()
-    for name in ("trinidad_4p.npz", "trinidad_4p.json"):
-        shutil.copyfile(ROOT / "agents" / "policies" / name, dest / name)
+    network_alone_copy(dest, "seven_up_2p")
     assert ship_endgame.main([*argv, "--dest", str(dest)]) == 2
     assert message in capsys.readouterr().err
-    assert "play" not in read_metadata(dest / "trinidad_4p.npz")
+    assert "play" not in read_metadata(dest / "seven_up_2p.npz")
