@@ -11,13 +11,16 @@ agent's own. The search reads only the seat's view, as every agent does.
 
 A policy file may name the count it plays with (``"play": {"endgame": 8}`` in its ``.json``, see
 :mod:`agents.policy_file`); the ``endgame`` option of ``ppo:`` overrides it, ``endgame=0`` plays
-the network alone.
+the network alone. The number of deals drawn for each decision is pimc's for the game unless the
+file says ``"samples"`` beside the count (``"play": {"endgame": 8, "samples": 160}``) or ``ppo:`` is
+told ``endgame_samples=N``: more deals average out more of the sampling noise, at a cost that grows
+in proportion.
 """
 
 from __future__ import annotations
 
 from agents.base import AgentError
-from agents.pimc import PIMCAgent
+from agents.pimc import AUTO, PIMCAgent
 from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
 from allfours_env.values import is_whole
@@ -43,14 +46,25 @@ def in_endgame(view: SeatView, cards: int) -> bool:
     return sum(view.hand_sizes()) <= cards
 
 
-class EndgameSearch:
-    """The card play of the last ``cards`` cards of a hand by PIMC with exact solves (module docstring)."""
+def check_samples(samples: object, where: str) -> int | str:
+    """``samples`` as the deals an endgame decision draws (``"auto"``: pimc's count for the game,
+    or a whole number >= 1), else :class:`AgentError` naming ``where`` the value came from."""
+    if not (samples == AUTO or (is_whole(samples) and samples >= 1)):
+        raise AgentError(f"{where}: endgame samples must be 'auto' or a whole number of deals >= 1, "
+                         f"got {samples!r}")
+    return samples if samples == AUTO else int(samples)
 
-    def __init__(self, cards: int, seed: int | None = None) -> None:
+
+class EndgameSearch:
+    """The card play of the last ``cards`` cards of a hand by PIMC with exact solves, ``samples``
+    deals a decision (module docstring)."""
+
+    def __init__(self, cards: int, seed: int | None = None, samples: int | str = AUTO) -> None:
         self.cards = check_cards(cards, "EndgameSearch")
         if self.cards == OFF:
             raise AgentError("EndgameSearch needs at least 2 cards; leave it out to play without it")
-        self._search = PIMCAgent(seed=seed, exact_cards=self.cards)
+        self.samples = check_samples(samples, "EndgameSearch")
+        self._search = PIMCAgent(seed=seed, exact_cards=self.cards, samples=self.samples)
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game with a new seed (the sampled deals follow from it)."""

@@ -21,7 +21,8 @@ import numpy as np
 
 from agents import policy_file
 from agents.base import Agent, AgentError
-from agents.endgame import OFF, EndgameSearch, check_cards
+from agents.endgame import OFF, EndgameSearch, check_cards, check_samples
+from agents.pimc import AUTO
 from allfours_env.actions import NUM_ACTIONS
 from allfours_env.knowledge import SeatView
 from allfours_env.rules import Rules, RulesError
@@ -164,20 +165,25 @@ class PPOAgent(Agent):
     """A trained policy: ``make_agent("ppo:path/to/model.npz")``. ``endgame``: the last cards of a
     hand are played by search (:mod:`agents.endgame`) once all hands hold at most this many; ``None``
     (the default) takes the count the policy file names (``"play": {"endgame": N}``, none: 0),
-    ``0`` plays the network alone."""
+    ``0`` plays the network alone. ``endgame_samples``: the deals each searched decision draws;
+    ``None`` takes the file's ``"samples"`` beside its count (none: ``"auto"``, pimc's for the game)."""
 
     needs_observation = True
 
     def __init__(self, path: str, seed: int | None = None, deterministic: bool = True,
-                 endgame: int | None = None) -> None:
+                 endgame: int | None = None, endgame_samples: int | str | None = None) -> None:
         super().__init__(seed)
         self.actor, self.metadata = load_policy(path)
         self.trained_for = self.metadata["trained_for"]
         self.path = str(path)
         self.deterministic = deterministic
         self.name = f"ppo:{path}"
-        cards = endgame_of(self.metadata, path) if endgame is None else check_cards(endgame, f"ppo:{path}")
-        self.endgame = EndgameSearch(cards, seed) if cards else None
+        cards, samples = endgame_of(self.metadata, path)
+        if endgame is not None:
+            cards = check_cards(endgame, f"ppo:{path}")
+        if endgame_samples is not None:
+            samples = check_samples(endgame_samples, f"ppo:{path}")
+        self.endgame = EndgameSearch(cards, seed, samples) if cards else None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -192,13 +198,17 @@ class PPOAgent(Agent):
         return choose(self.actor, observation, self.deterministic, self.rng)
 
 
-def endgame_of(metadata: dict[str, Any], path: str | Path) -> int:
-    """The endgame size a policy file names for its play (``"play": {"endgame": N}``), 0 if none."""
+def endgame_of(metadata: dict[str, Any], path: str | Path) -> tuple[int, int | str]:
+    """The endgame size and samples a policy file names for its play (``"play": {"endgame": N,
+    "samples": S}``): 0 if no size, ``"auto"`` if no samples."""
     play = metadata.get("play", {})
+    where = str(policy_file.metadata_path(path))
     if not isinstance(play, dict):
-        raise AgentError(f"{policy_file.metadata_path(path)}: \"play\" must be an object such as "
-                         f"{{\"endgame\": 8}}, got {play!r}")
-    return check_cards(play.get("endgame", OFF), str(policy_file.metadata_path(path)))
+        raise AgentError(f"{where}: \"play\" must be an object such as {{\"endgame\": 8}}, got {play!r}")
+    unknown = sorted(set(play) - {"endgame", "samples"})
+    if unknown:
+        raise AgentError(f"{where}: \"play\" knows \"endgame\" and \"samples\", not {', '.join(unknown)}")
+    return check_cards(play.get("endgame", OFF), where), check_samples(play.get("samples", AUTO), where)
 
 
 def describe_game(preset: str, num_players: int, knobs: dict[str, Any] | None = None) -> str:

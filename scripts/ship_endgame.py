@@ -2,12 +2,14 @@
 
     python scripts/ship_endgame.py seven_up_2p --endgame 8
     python scripts/ship_endgame.py auction_pitch_4p --endgame 12 --seeds 1 2 3 4
+    python scripts/ship_endgame.py seven_up_2p --endgame 8 --samples 160
 
 A shipped policy (``agents/policies/NAME.npz``) may play the last cards of each hand by search
 (:mod:`agents.endgame`): its ``.json`` then says ``"play": {"endgame": N}``, and ``ppo:`` plays it so
 unless told ``ppo:...,endgame=0``. This plays the publication tables of ``scripts/ship_policy.py``
 (and the heuristic row on ``--seeds``) with ``ppo:agents/policies/NAME.npz,endgame=N`` and writes the
-file's ``play``, its ``evaluation`` (these tables, with the bar) and ``evaluation_network`` (the
+file's ``play`` (with ``"samples"`` when ``--samples`` names the deals a searched decision
+draws), its ``evaluation`` (these tables, with the bar) and ``evaluation_network`` (the
 tables of the network alone, as they stood, their commands now with ``endgame=0``). The weights are
 not touched. ``--endgame 0`` returns a policy to its network alone (no games are played).
 """
@@ -25,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.base import AgentError  # noqa: E402
-from agents.endgame import check_cards  # noqa: E402
+from agents.endgame import check_cards, check_samples  # noqa: E402
 from agents.policy_file import read_metadata  # noqa: E402
 
 _SPEC = importlib.util.spec_from_file_location("ship_policy", ROOT / "scripts" / "ship_policy.py")
@@ -38,6 +40,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="the shipped policy, e.g. seven_up_2p (agents/policies/NAME.npz)")
     p.add_argument("--endgame", type=int, required=True,
                    help="cards left in all hands from which the search plays (0: the network alone)")
+    p.add_argument("--samples", type=int, default=None,
+                   help="deals drawn for each searched decision (default: pimc's for the game)")
     p.add_argument("--seeds", type=int, nargs="*", default=[1, 2, 3], help="other deal sets (default: 1 2 3)")
     p.add_argument("--games", type=int, default=2000, help="games per opponent (default: 2000)")
     p.add_argument("--workers", type=int, default=2, help="worker processes (default: 2)")
@@ -60,8 +64,8 @@ def network_evaluation(meta: dict[str, Any], name: str) -> dict[str, Any]:
 
 def with_endgame(meta: dict[str, Any], name: str, cards: int, scored: dict[str, Any] | None,
                  args: argparse.Namespace) -> dict[str, Any]:
-    """The policy's metadata playing with an endgame of ``cards`` (``scored``: its tables), or, with
-    0, the network alone again."""
+    """The policy's metadata playing with an endgame of ``cards`` (``scored``: its tables; the deals
+    a decision draws: ``args.samples``, ``None`` for pimc's), or, with 0, the network alone again."""
     network = network_evaluation(meta, name)
     shipped = {key: value for key, value in meta.items() if key not in ("play", "evaluation_network")}
     if not cards:
@@ -71,12 +75,12 @@ def with_endgame(meta: dict[str, Any], name: str, cards: int, scored: dict[str, 
     game = meta["trained_for"]
     rows, others = scored["rows"], scored["others"]
     sets = [rows["heuristic"]["win_rate"], *others.values()]
-    shipped["play"] = {"endgame": cards}
+    shipped["play"] = {"endgame": cards} | ({} if args.samples is None else {"samples": args.samples})
     shipped["evaluation"] = {
         "commands": ship_policy.commands(f"ppo:agents/policies/{name}.npz", None, game, args.games,
                                          args.workers),
         "note": f"the network plays until all hands hold {cards} cards, then the search "
-                f"(agents/endgame.py); the network alone: evaluation_network",
+                f"(agents/endgame.py{searched_deals(args.samples)}); the network alone: evaluation_network",
         **rows,
         "other_deal_sets": {"note": f"the heuristic row of the same tables with --seed "
                                     f"{', '.join(map(str, args.seeds))}", "heuristic": others},
@@ -87,11 +91,20 @@ def with_endgame(meta: dict[str, Any], name: str, cards: int, scored: dict[str, 
     return shipped
 
 
+def searched_deals(samples: int | None) -> str:
+    """How many deals a searched decision draws, for the evaluation note ('' for pimc's own)."""
+    return "" if samples is None else f", {samples} deals a decision"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     path = args.dest / f"{args.name}.npz"
     try:
         cards = check_cards(args.endgame, "--endgame")
+        if args.samples is not None:
+            check_samples(args.samples, "--samples")
+            if not cards:
+                raise AgentError("--samples needs an --endgame of at least 2 cards")
         if not path.is_file():
             raise AgentError(f"{path} not found: name a shipped policy (agents/policies/NAME.npz, "
                              f"without .npz)")
@@ -105,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     label = f"ppo:agents/policies/{args.name}.npz"
     scored = None
     if cards:
-        scored = ship_policy.score(args, label, meta["trained_for"], f"ppo:{path},endgame={cards}")
+        spec = f"ppo:{path},endgame={cards}"
+        if args.samples is not None:
+            spec += f",endgame_samples={args.samples}"
+        scored = ship_policy.score(args, label, meta["trained_for"], spec)
     shipped = with_endgame(meta, args.name, cards, scored, args)
     path.with_suffix(".json").write_text(json.dumps(shipped, indent=1) + "\n")
     print(json.dumps(shipped["evaluation"], indent=1))

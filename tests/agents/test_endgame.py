@@ -22,6 +22,7 @@ from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
 
 POLICY = Path(__file__).resolve().parents[2] / "agents" / "policies" / "seven_up_2p.npz"
+SAMPLES_MESSAGE = "endgame samples must be 'auto' or a whole number of deals >= 1"
 
 
 def played_views(preset: str, players: int, seed: int):
@@ -103,10 +104,40 @@ def test_the_policy_file_names_its_endgame_and_the_option_overrides_it(tmp_path)
     assert make_agent(f"ppo:{copy_policy(tmp_path, {})}").endgame is None  # no setting: the network alone
 
 
+def test_the_policy_file_names_its_searched_deals_and_the_option_overrides_them(tmp_path):
+    path = copy_policy(tmp_path, {"endgame": 8, "samples": 7})
+    assert make_agent(f"ppo:{path}").endgame.samples == 7
+    assert make_agent(f"ppo:{path},endgame_samples=9").endgame.samples == 9
+    assert make_agent(f"ppo:{path},endgame=6").endgame.samples == 7  # the count and the deals apart
+    assert make_agent(f"ppo:{copy_policy(tmp_path, {'endgame': 8})}").endgame.samples == "auto"
+
+
+def test_the_searched_deals_are_the_ones_pimc_draws_with_that_sample_count():
+    """``endgame_samples=5`` plays what ``PIMCAgent(exact_cards=8, samples=5)`` plays with the same
+    seed, and on some position a different card than with pimc's own count (the option reaches the
+    search)."""
+    fewer = make_agent(f"ppo:{POLICY},endgame=8,endgame_samples=1", seed=4)
+    search = PIMCAgent(seed=4, exact_cards=8, samples=1)
+    default = make_agent(f"ppo:{POLICY},endgame=8", seed=4)
+    checked = differ = 0
+    for seed in range(6):
+        for _game, view in played_views("seven_up", 2, seed=seed):
+            if in_endgame(view, 8) and len(view.legal_actions()) > 1:
+                for agent in (fewer, search, default):
+                    agent.reset(seed)
+                card = fewer.endgame.act(view)
+                assert card == search.act(None, view)
+                differ += card != default.endgame.act(view)
+                checked += 1
+    assert checked > 10 and differ > 0
+
+
 @pytest.mark.parametrize(("spec", "message"), [
     ("ppo:{path},endgame=1", "endgame must be 0 (off) or a whole number of cards >= 2, got 1"),
     ("ppo:{path},endgame=true", "endgame must be 0 (off) or a whole number of cards >= 2, got True"),
     ("ppo:{path},path=other.npz", "names the policy file twice"),
+    ("ppo:{path},endgame_samples=0", f"{SAMPLES_MESSAGE}, got 0"),
+    ("ppo:{path},endgame_samples=2.5", f"{SAMPLES_MESSAGE}, got 2.5"),
     ("ppo:,endgame=8", "a trained policy needs its file"),
 ])
 def test_bad_endgame_options_are_refused_in_one_line(spec, message):
@@ -115,7 +146,8 @@ def test_bad_endgame_options_are_refused_in_one_line(spec, message):
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("play", [{"endgame": 1}, {"endgame": "8"}, [8]])
+@pytest.mark.parametrize("play", [{"endgame": 1}, {"endgame": "8"}, [8], {"endgame": 8, "samples": 0},
+                                  {"endgame": 8, "sample": 40}])
 def test_a_policy_file_with_a_bad_play_setting_is_refused(tmp_path, play):
     path = copy_policy(tmp_path, play)
     with pytest.raises(AgentError, match="policy.json") as err:

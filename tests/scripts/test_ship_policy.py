@@ -121,15 +121,18 @@ def network_alone_copy(dest: Path, name: str) -> None:
     assert "play" not in read_metadata(dest / f"{name}.npz")
 
 
-def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_it(tmp_path):
+@pytest.mark.parametrize(("samples", "play"), [([], {"endgame": 8}),
+                                               (["--samples", "3"], {"endgame": 8, "samples": 3})])
+def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_it(tmp_path, samples, play):
     dest = tmp_path / "policies"
     network_alone_copy(dest, "trinidad_4p")
     before = read_metadata(dest / "trinidad_4p.npz")
     argv = ["trinidad_4p", "--endgame", "8", "--dest", str(dest), "--games", "4", "--seeds", "1",
-            "--workers", "1"]
+            "--workers", "1", *samples]
     assert ship_endgame.main(argv) == 0
     meta = read_metadata(dest / "trinidad_4p.npz")
-    assert meta["play"] == {"endgame": 8}
+    assert meta["play"] == play
+    assert ("3 deals a decision" in meta["evaluation"]["note"]) == bool(samples)
     assert meta["evaluation"]["commands"] == [
         "python -m evaluate ppo:agents/policies/trinidad_4p.npz random heuristic "
         "--schedule first-vs-rest --games 4 --seed 0 --preset trinidad --players 4 --workers 1"]
@@ -146,6 +149,8 @@ def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_
     (["seven_up_2p", "--endgame", "1"], "endgame must be 0 (off) or a whole number of cards >= 2"),
     (["no_such_2p", "--endgame", "8"], "no_such_2p.npz not found"),
     (["seven_up_2p", "--endgame", "8", "--seeds", "0"], "must not repeat seed 0"),
+    (["seven_up_2p", "--endgame", "8", "--samples", "0"], "endgame samples must be 'auto' or a whole number"),
+    (["seven_up_2p", "--endgame", "0", "--samples", "40"], "--samples needs an --endgame of at least 2"),
 ])
 def test_ship_endgame_refuses_bad_arguments_before_any_game(argv, message, capsys, tmp_path):
     dest = tmp_path / "policies"
