@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.base import AgentError  # noqa: E402
 from agents.endgame import check_cards, check_samples  # noqa: E402
+from agents.pimc import AUTO  # noqa: E402
 from agents.policy_file import read_metadata  # noqa: E402
 
 _SPEC = importlib.util.spec_from_file_location("ship_policy", ROOT / "scripts" / "ship_policy.py")
@@ -118,10 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     label = f"ppo:agents/policies/{args.name}.npz"
     scored = None
     if cards:
-        spec = f"ppo:{path},endgame={cards}"
-        if args.samples is not None:
-            spec += f",endgame_samples={args.samples}"
-        scored = ship_policy.score(args, label, meta["trained_for"], spec)
+        samples = AUTO if args.samples is None else args.samples  # not the file's own, which is replaced
+        scored = ship_policy.score(args, label, meta["trained_for"],
+                                   f"ppo:{path},endgame={cards},endgame_samples={samples}")
     shipped = with_endgame(meta, args.name, cards, scored, args)
     path.with_suffix(".json").write_text(json.dumps(shipped, indent=1) + "\n")
     print(json.dumps(shipped["evaluation"], indent=1))

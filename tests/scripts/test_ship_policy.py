@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agents import make_agent
 from agents.policy_file import read_metadata
 from train import load
 
@@ -143,6 +144,31 @@ def test_a_shipped_policy_gets_its_endgame_search_with_both_tables_and_can_drop_
     assert all(searchless in line for line in network["commands"])
     assert ship_endgame.main(["trinidad_4p", "--endgame", "0", "--dest", str(dest)]) == 0
     assert read_metadata(dest / "trinidad_4p.npz") == before
+
+
+class Scored(Exception):
+    """Raised by a stand-in for ``ship_policy.score`` with the agent spec it was asked to score."""
+
+
+@pytest.mark.parametrize(("samples", "spec_tail"), [([], ",endgame=8,endgame_samples=auto"),
+                                                    (["--samples", "5"], ",endgame=8,endgame_samples=5")])
+def test_ship_endgame_scores_the_search_it_writes_not_the_files_old_deals(tmp_path, monkeypatch, samples,
+                                                                          spec_tail):
+    """A file that already says ``"samples": 3`` is re-shipped without it (or with 5): the games are
+    played with the deals the new ``play`` will name, never the old count."""
+    dest = tmp_path / "policies"
+    network_alone_copy(dest, "seven_up_2p")
+    meta = read_metadata(dest / "seven_up_2p.npz") | {"play": {"endgame": 8, "samples": 3}}
+    (dest / "seven_up_2p.json").write_text(json.dumps(meta))
+
+    def score(args, label, game, model):
+        raise Scored(model)
+
+    monkeypatch.setattr(ship_endgame.ship_policy, "score", score)
+    with pytest.raises(Scored) as scored:
+        ship_endgame.main(["seven_up_2p", "--endgame", "8", "--dest", str(dest), *samples])
+    assert str(scored.value).endswith(spec_tail)
+    assert make_agent(str(scored.value)).endgame.samples == (int(samples[1]) if samples else "auto")
 
 
 @pytest.mark.parametrize(("argv", "message"), [
