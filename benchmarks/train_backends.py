@@ -61,6 +61,7 @@ class JaxRun:
                                           config.ppo.privileged_critic)
         self.opt = network.adam_init(self.params)
         self.probs = opponent_probs(config, config.opponents.mix, 0)
+        self.learning_rate = jax.numpy.float32(config.ppo.learning_rate)
         self.batch = learner.start(jax.random.PRNGKey(1), self.probs)
         self.calls = 0
         self.bots = None
@@ -74,7 +75,8 @@ class JaxRun:
             self.bots.seconds = dict.fromkeys(self.bots.seconds, 0.0)
         else:
             self.iterate = learner.iterate.lower(self.params, self.opt, self.params["actor"], self.probs,
-                                                 self.batch, jax.random.PRNGKey(2)).compile()
+                                                 self.batch, jax.random.PRNGKey(2),
+                                                 self.learning_rate).compile()
         self.compile_seconds = time.perf_counter() - began
         self.step()  # warm-up
 
@@ -86,7 +88,7 @@ class JaxRun:
         self.calls += 1
         key = jax.random.PRNGKey(self.calls)
         self.params, self.opt, self.batch, metrics = self.iterate(
-            self.params, self.opt, self.params["actor"], self.probs, self.batch, key)
+            self.params, self.opt, self.params["actor"], self.probs, self.batch, key, self.learning_rate)
         return int(np.asarray(metrics["learner_steps"]))
 
     def rate(self, iterations: int) -> float:

@@ -120,7 +120,7 @@ def test_the_same_seed_gives_the_same_run(learner):
         batch = learner.start(jax.random.PRNGKey(7), probs)
         for i in range(2):
             params, opt, batch, metrics = bots.iterate(params, opt, params["actor"], probs, batch,
-                                                       jax.random.PRNGKey(i))
+                                                       jax.random.PRNGKey(i), np.float32(1e-3))
         outcomes.append((jax.device_get(params), metrics, np.asarray(batch.state.observation)))
     (params_a, metrics_a, obs_a), (params_b, metrics_b, obs_b) = outcomes
     assert jax.tree.all(jax.tree.map(np.array_equal, params_a, params_b))

@@ -92,6 +92,7 @@ def test_a_checkpoint_of_another_backend_is_refused(jax_run, tmp_path, capsys):
     ("jax.num_envs=0", "jax.num_envs"),
     ("jax.points_share=0.1", "jax.points_share"),  # with reward = "points": every point is paid already
     ("jax.points_share=-0.1", "jax.points_share"),
+    ("jax.anneal_lr=1", "jax.anneal_lr"),
 ])
 def test_bad_config_is_one_line_before_anything_is_written(setting, named, tmp_path, capsys):
     out = tmp_path / "run"
@@ -339,17 +340,65 @@ def test_an_update_steps_only_over_minibatches_of_the_learners_decisions():
     learner_rows = np.zeros(64, bool)
     learner_rows[np.random.default_rng(1).choice(64, 20, replace=False)] = True  # 2 of 4 minibatches of 16
     data = update_data(learner_rows)
-    new, opt, metrics = update(params, network.adam_init(params), data, jax.random.PRNGKey(2))
+    rate = np.float32(3e-4)
+    new, opt, metrics = update(params, network.adam_init(params), data, jax.random.PRNGKey(2), rate)
     assert int(opt["count"]) == 3 * 2
     assert np.isfinite(float(metrics["train/value_loss"])) and float(metrics["train/value_loss"]) > 0
     other = update_data(learner_rows, seed=5)
     moved = {k: np.where(learner_rows.reshape((-1,) + (1,) * (v.ndim - 1)), v, other[k])
              for k, v in data.items()}
-    again, _, _ = update(params, network.adam_init(params), moved, jax.random.PRNGKey(2))
+    again, _, _ = update(params, network.adam_init(params), moved, jax.random.PRNGKey(2), rate)
     for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(again), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
     idle, opt, _ = update(params, network.adam_init(params), update_data(np.zeros(64, bool)),
-                          jax.random.PRNGKey(2))
+                          jax.random.PRNGKey(2), rate)
     assert int(opt["count"]) == 0
     for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(idle), strict=True):
         assert jnp.array_equal(a, b)
+
+
+# ---------------------------------------------------------------- learning rate
+
+def test_an_annealed_learning_rate_falls_linearly_to_zero_at_the_budget():
+    from train.jax.settings import learning_rate_at
+
+    assert [learning_rate_at(1e-3, s, 1000, False) for s in (0, 500, 1000)] == [1e-3] * 3
+    annealed = [learning_rate_at(1e-3, s, 1000, True) for s in (0, 250, 500, 1000, 1200)]
+    np.testing.assert_allclose(annealed, [1e-3, 7.5e-4, 5e-4, 0.0, 0.0])
+
+
+def test_the_update_steps_by_the_learning_rate_it_is_given():
+    """The same data and key: a rate of 0 leaves the network as it was, twice the rate moves the first
+    Adam step twice as far (Adam's step does not depend on the gradients' scale)."""
+    import jax
+
+    from train.jax import network
+    from train.jax.ppo import Learner
+
+    config = load("jax_quick", ["jax.num_envs=8", "jax.rollout_steps=8", "jax.minibatches=1",
+                                "ppo.n_epochs=1", "ppo.net_arch=[16]", "ppo.privileged_critic=false"])
+    update = jax.jit(Learner(config).update)
+    params = network.init_params(jax.random.PRNGKey(0), [16], False)
+    data = update_data(np.ones(64, bool))
+    moves = []
+    for rate in (0.0, 1e-4, 2e-4):
+        new, _, _ = update(params, network.adam_init(params), data, jax.random.PRNGKey(2), np.float32(rate))
+        moves.append(np.concatenate([np.ravel(np.asarray(a) - np.asarray(b)) for a, b in
+                                     zip(jax.tree.leaves(new), jax.tree.leaves(params), strict=True)]))
+    assert not moves[0].any() and moves[1].any()
+    np.testing.assert_allclose(moves[2], 2 * moves[1], rtol=1e-3, atol=1e-7)  # steps ~1e-4, float32 weights
+
+
+def test_an_annealed_run_logs_a_falling_learning_rate(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out = tmp_path / "run"
+    assert main(["--backend", "jax", "--set", *TINY, "jax.anneal_lr=true", "ppo.learning_rate=1e-3",
+                 "--out", str(out), "--no-progress"]) == 0
+    events = EventAccumulator(str(out / "tb" / "jax"))
+    events.Reload()
+    logged = [(e.step, e.value) for e in events.Scalars("train/learning_rate")]
+    assert logged[0] == (0, pytest.approx(1e-3))
+    for step, value in logged:
+        assert value == pytest.approx(1e-3 * (1 - step / 160), abs=1e-9)
+    assert [v for _, v in logged] == sorted((v for _, v in logged), reverse=True) and logged[-1][1] < 1e-3

@@ -89,14 +89,14 @@ class BotRollout:
 
     # ------------------------------------------------------------ the loop
 
-    def iterate(self, params, opt, snapshot, probs, batch: Batch, key: jax.Array):
-        """One rollout of ``jax.rollout_steps`` decisions in every game, then the update (see the
-        module docstring). ``batch`` is the one the last call returned, or games just dealt by
-        :meth:`Learner.start <train.jax.ppo.Learner.start>`."""
+    def iterate(self, params, opt, snapshot, probs, batch: Batch, key: jax.Array, learning_rate):
+        """One rollout of ``jax.rollout_steps`` decisions in every game, then the update at
+        ``learning_rate`` (see the module docstring). ``batch`` is the one the last call returned,
+        or games just dealt by :meth:`Learner.start <train.jax.ppo.Learner.start>`."""
         rollout_key, update_key = jax.random.split(key)
         batch, record, bootstrap = self.rollout(params, snapshot, probs, batch, rollout_key)
         clock = time.perf_counter()
-        params, opt, metrics = self._learn(params, opt, record, bootstrap, update_key)
+        params, opt, metrics = self._learn(params, opt, record, bootstrap, update_key, learning_rate)
         metrics = jax.device_get(metrics)
         self._tick("update", clock)
         return params, opt, batch, metrics

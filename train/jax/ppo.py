@@ -265,8 +265,9 @@ class Learner:
                    "train/clip_fraction": mean((jnp.abs(ratio - 1) > ppo.clip_range).astype(jnp.float32))}
         return total, metrics
 
-    def update(self, params, opt, data: dict[str, jax.Array], key: jax.Array):
-        """``ppo.n_epochs`` epochs of shuffled minibatches over ``data`` (one rollout, flattened).
+    def update(self, params, opt, data: dict[str, jax.Array], key: jax.Array, learning_rate: jax.Array):
+        """``ppo.n_epochs`` epochs of shuffled minibatches over ``data`` (one rollout, flattened), Adam
+        steps of ``learning_rate``.
 
         Each epoch shuffles the learner's decisions and puts them first, so the minibatches hold
         learner decisions only, but for the last one that holds any; the minibatches after it hold
@@ -283,8 +284,7 @@ class Learner:
         def step(carry, part):
             params, opt = carry
             grads, metrics = gradient(params, part)
-            params, opt = network.adam_step(params, grads, opt, self.ppo.learning_rate,
-                                            self.ppo.max_grad_norm)
+            params, opt = network.adam_step(params, grads, opt, learning_rate, self.ppo.max_grad_norm)
             return (params, opt), metrics
 
         def minibatch(carry, part):
@@ -304,24 +304,27 @@ class Learner:
         runs = jnp.maximum(jnp.sum(ran), 1)
         return params, opt, jax.tree.map(lambda m: jnp.sum(m) / runs, metrics)
 
-    def _iterate(self, params, opt, snapshot, probs, batch: Batch, key: jax.Array):
-        """One rollout of ``jax.rollout_steps`` decisions in every game, then the update; returns the
-        new learner, the games in progress and the metrics (learner decisions, games ended, ...)."""
+    def _iterate(self, params, opt, snapshot, probs, batch: Batch, key: jax.Array, learning_rate: jax.Array):
+        """One rollout of ``jax.rollout_steps`` decisions in every game, then the update at
+        ``learning_rate``; returns the new learner, the games in progress and the metrics (learner
+        decisions, games ended, ...)."""
         rollout_key, update_key = jax.random.split(key)
         batch, record, bootstrap = self._rollout(params, snapshot, probs, batch, rollout_key)
-        params, opt, metrics = self.learn(params, opt, record, bootstrap, update_key)
+        params, opt, metrics = self.learn(params, opt, record, bootstrap, update_key, learning_rate)
         return params, opt, batch, metrics
 
-    def learn(self, params, opt, record: dict[str, jax.Array], bootstrap: jax.Array, key: jax.Array):
-        """The update from one rollout's ``record`` (rows of :meth:`advance`, stacked: [steps, games,
-        ...]) and its ``bootstrap``: the new learner, its Adam state and the rollout's metrics."""
+    def learn(self, params, opt, record: dict[str, jax.Array], bootstrap: jax.Array, key: jax.Array,
+              learning_rate: jax.Array):
+        """The update at ``learning_rate`` from one rollout's ``record`` (rows of :meth:`advance`,
+        stacked: [steps, games, ...]) and its ``bootstrap``: the new learner, its Adam state and the
+        rollout's metrics."""
         adv = self.advantages(record, bootstrap)
         size = self.num_envs * self.steps
         data = {k: record[k].reshape(size, *record[k].shape[2:])
                 for k in ("obs", "mask", "action", "logp", "learner", "hidden") if k in record}
         data["adv"] = adv.reshape(size)
         data["returns"] = (adv + record["value"]).reshape(size)
-        params, opt, metrics = self.update(params, opt, data, key)
+        params, opt, metrics = self.update(params, opt, data, key, learning_rate)
         mixed = jnp.any(~record["learner_seats"], axis=2)  # games with an opponent that is not the learner
         won = jnp.sum(record["rewards"] * record["learner_seats"] * mixed[..., None])
         games = jnp.sum(record["game_end"] & mixed)

@@ -44,6 +44,7 @@ from allfours_env.seeding import derive_seed
 from train import evaluation
 from train.checkpoints import FOLDER, Checkpoint, snapshot_arrays, snapshots_from
 from train.config import ConfigError, TrainConfig
+from train.jax.settings import learning_rate_at
 
 BACKEND = "jax"
 
@@ -157,6 +158,11 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
         rng = np.random.default_rng(derive_seed(config.seed, "snapshot", iteration))
         return network.actor_layers(pool[int(rng.integers(len(pool)))]), probs
 
+    def rate_at(steps: int) -> np.float32:
+        """The learning rate of the next update (``jax.anneal_lr``)."""
+        return np.float32(learning_rate_at(config.ppo.learning_rate, steps, config.total_timesteps,
+                                           config.jax.anneal_lr))
+
     snapshot, probs = inputs()
     batch = learner.start(jax.random.fold_in(deal_key, iteration), probs)
     clock = time.perf_counter()
@@ -169,7 +175,8 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     else:
         log(f"compiling the rollout and update ({config.jax.num_envs:,} games x {config.jax.rollout_steps} "
             f"decisions per rollout)")
-        iterate = learner.iterate.lower(params, opt, snapshot, probs, batch, run_key).compile()
+        iterate = learner.iterate.lower(params, opt, snapshot, probs, batch, run_key,
+                                        rate_at(steps)).compile()
         log(f"compiled in {time.perf_counter() - clock:,.0f} s")
     writer = SummaryWriter(str(out / "tb" / BACKEND))
     first, every = steps, config.eval.every
@@ -180,8 +187,10 @@ def train(config: TrainConfig, *, resume: str | Path | None = None, progress: bo
     try:
         while steps < config.total_timesteps:
             snapshot, probs = inputs()
+            rate = rate_at(steps)
             params, opt, batch, metrics = iterate(params, opt, snapshot, probs, batch,
-                                                  jax.random.fold_in(run_key, iteration))
+                                                  jax.random.fold_in(run_key, iteration), rate)
+            writer.add_scalar("train/learning_rate", float(rate), steps)
             metrics = jax.device_get(metrics)
             iteration += 1
             learned = int(metrics.pop("learner_steps"))
