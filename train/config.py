@@ -397,6 +397,12 @@ def validate(config: TrainConfig) -> None:
     if config.average_since >= config.total_timesteps:
         raise ConfigError(f"average_since must be {RULES['average_since'][1]}, got {config.average_since} "
                           f"with total_timesteps {config.total_timesteps}")
+    every = config.eval.every
+    if config.average_since and -(-config.average_since // every) * every >= config.total_timesteps:
+        raise ConfigError(f"average_since = {config.average_since:,} would average the final checkpoint "
+                          f"alone: checkpoints are written every eval.every = {every:,} steps and none "
+                          f"falls between it and total_timesteps = {config.total_timesteps:,}; lower "
+                          f"eval.every or average_since, or set average_since = 0")
     rollout = config.ppo.n_steps * config.n_envs
     if rollout < 2:
         raise ConfigError("ppo.n_steps × n_envs must be at least 2 (PPO normalises over a rollout)")

@@ -24,6 +24,7 @@ from train.config import CONFIG_DIR, RULES, flatten
     ("opponents.schedule=[{at=500,mix={wizard=1}}]", "unknown agent"),
     ("average_since=-1", "average_since"),
     ("average_since=400000", "average_since"),
+    ("average_since=250000", "would average the final checkpoint alone"),
     ("total_timesteps=abc", "total_timesteps must be a whole number"),
     ('total_timesteps="lots"', "total_timesteps must be a whole number"),
     ("total_timesteps=1.5", "total_timesteps"),
