@@ -397,8 +397,9 @@ def validate(config: TrainConfig) -> None:
     if config.average_since >= config.total_timesteps:
         raise ConfigError(f"average_since must be {RULES['average_since'][1]}, got {config.average_since} "
                           f"with total_timesteps {config.total_timesteps}")
-    every = config.eval.every
-    if config.average_since and -(-config.average_since // every) * every >= config.total_timesteps:
+    every = config.eval.every  # every backend writes its checkpoints at the multiples of eval.every
+    first_in_window = -(-config.average_since // every) * every  # the first multiple >= average_since
+    if config.average_since and first_in_window >= config.total_timesteps:
         raise ConfigError(f"average_since = {config.average_since:,} would average the final checkpoint "
                           f"alone: checkpoints are written every eval.every = {every:,} steps and none "
                           f"falls between it and total_timesteps = {config.total_timesteps:,}; lower "
