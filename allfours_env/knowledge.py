@@ -22,7 +22,7 @@ from functools import lru_cache
 from math import factorial
 
 from allfours_env.actions import PLAYED_CARD, is_play
-from allfours_env.cards import FULL_PACK, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of, mask_of
+from allfours_env.cards import FULL_PACK, JOKER_BIT, JOKER_PACK, NUM_RANKS, SUIT_MASKS, cards_of, mask_of
 from allfours_env.engine import Game
 from allfours_env.events import Event, EventKind
 from allfours_env.scoring import card_suit, is_trump_strength, strength_table
@@ -91,8 +91,8 @@ def seen_draws(game: Game, observer: int) -> list[int]:
 
 def known_voids(game: Game, observer: int | None = None) -> list[int]:
     """For each seat, the bit set of cards the trick play proves it cannot hold among the cards
-    ``observer`` has not seen it get: R3 (neither followed nor trumped: none of the suit led), K15 (a
-    forced under-trump: only lower trumps). With a stock (RD10, docs/rules.md D17) a hidden draw ends
+    ``observer`` has not seen it get: R3 (neither followed nor trumped: none of the suit led; none of
+    trump is no joker either, RD22), K15 (a forced under-trump: only lower trumps). With a stock (RD10, docs/rules.md D17) a hidden draw ends
     what was known of the drawer's hand; cards seen drawn are known apart, so what a seat showed
     about the cards it held stays true of those. ``observer`` (default: nobody, i.e. only what is
     public) decides which draws are seen. R3 and RD10 are :class:`~allfours_env.visibility.VoidTracker`'s
@@ -150,6 +150,8 @@ def known_voids(game: Game, observer: int | None = None) -> list[int]:
         for s in range(4):
             if void >> s & 1:
                 forbidden[seat] |= SUIT_MASKS[s]
+        if rules.joker and void >> trump & 1:
+            forbidden[seat] |= JOKER_BIT  # RD22: the joker is a trump, so it follows a trump lead
     return forbidden
 
 

@@ -201,3 +201,23 @@ def test_RD10_shasta_sam_only_the_drawer_of_the_top_card_is_known_to_hold_a_trum
     assert not all(opponent_spades)  # 12 spades among 44 hidden cards: often none in 6 (~13%)
     drawer_spades = [bool(SeatView(game, 0).resample(rng).hands[1] & spades) for _ in range(100)]
     assert all(drawer_spades)  # player_1 drew the trump and has played no trump since
+
+
+def test_RD22_a_seat_that_did_not_follow_a_trump_lead_holds_no_joker():
+    """The joker is a trump (RD22): a follower who played a plain card to a trump lead holds none, and
+    a sampled deal never gives it the joker, though the pitcher has not seen where it is."""
+    rules = Rules.make("pitch_with_joker", 3)
+    hands = [["AS", "KS", "2C", "3C", "4C", "5C"], ["2H", "3H", "4H", "5H", "6H", "7H"],
+             ["2D", "3D", "4D", "5D", "6D", "7D"]]
+    deck = stack_deck(3, 2, hands, rest=["JK"] + [c for c in PACK if c not in sum(hands, [])], joker=True)
+    game = Game(rules, seed=0, dealer=2, decks=[deck])
+    for action in ("bid 4", "pass", "pass", "play AS"):
+        game.apply(allfours_env.str_to_action(action))
+    assert known_voids(game, observer=0)[1] & (1 << parse_card("JK")) == 0  # not yet shown
+    game.apply(allfours_env.str_to_action("play 2H"))  # seat 1 shows no trump
+    assert known_voids(game, observer=0)[1] & (1 << parse_card("JK"))
+    assert not known_voids(game, observer=0)[2] & (1 << parse_card("JK"))  # seat 2 is still to play
+    rng = random.Random(0)
+    holders = {seat for seat in (1, 2) for _ in range(40)
+               if SeatView(game, 0).resample(rng).hands[seat] >> parse_card("JK") & 1}
+    assert 1 not in holders
