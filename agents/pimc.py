@@ -17,6 +17,14 @@ in the rollouts) would not have made from its sampled hand multiplies the deal's
 weight. Once the cards were run, the hands as dealt are gone and the deals keep equal weights.
 ``beliefs="uniform"`` weights every deal alike (the default is ``"model"``).
 
+**What the others' cards tell** (``beliefs="plays"``; no stock): the same soft model extended to
+the card play — every card another seat played with a choice (and its stand/beg, gift/run before a
+run) that the heuristic bot would not have played from its sampled cards multiplies the deal's
+weight by :data:`DECISION_MISMATCH`. The hand is dealt again from the cards each seat received
+(after a run: its dealt cards and packets in any split, the turn-ups where they came) and replayed
+to the decision. Such weights soon differ by powers of four, so :data:`CANDIDATES` times the deals
+are drawn and ``samples`` of them kept by systematic resampling (each kept deal then weighs 1).
+
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
   (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
   With more sides (three or four players, each alone) by max-n (``opponents="max_n"``, the
@@ -129,8 +137,10 @@ BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would n
 #: Weight of a sampled deal per stand/beg or gift/run of another seat the model would not have made.
 DECISION_MISMATCH = 0.25
 #: The values of the ``beliefs`` option: how the sampled deals are weighted (module docstring).
-BELIEF_MODES = ("uniform", "model")
+BELIEF_MODES = ("uniform", "model", "plays")
 HAND_DECISIONS = (STAND, BEG, GIFT, RUN)
+#: ``beliefs="plays"``: deals drawn per deal kept, before the resampling by weight.
+CANDIDATES = 3
 EVIDENCE = 2.0  # standard errors by which an action must beat the heuristic's to replace it
 BID_MODES = (AUTO, "heuristic", "search")  # the values of the ``bids`` option (module docstring)
 #: ``bids="auto"``: how the auction's bids are made, by number of players (module docstring).
@@ -265,14 +275,8 @@ class PIMCAgent(Agent):
         samples, gift_belief = self.settings(view.rules)
         side = view.rules.side_of(view.seat)
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
-        others_bid = any(seat != view.seat for seat, _ in view.bids)
-        decisions = self._hand_decisions(view) if self.beliefs == "model" else []
         per_deal: list[tuple[float, dict[int, float]]] = []  # (deal weight, value of each action)
-        for _ in range(samples):
-            world = view.resample(self.rng)
-            weight = self._bids_weight(world, view) if others_bid else 1.0
-            if decisions:
-                weight *= self._decisions_weight(world, view.seat, decisions)
+        for weight, world in self._deals(view, samples):
             per_deal.append((weight, self._deal_values(world, view, legal, side, gift_belief)))
             if deadline is not None and time.perf_counter() > deadline:
                 break
@@ -288,6 +292,32 @@ class PIMCAgent(Agent):
         best = max(round(totals[a] / worlds, 9) for a in legal)
         ties = [a for a in legal if round(totals[a] / worlds, 9) == best]
         return min(ties, key=lambda a: self._cost(a, view))
+
+    def _deals(self, view: SeatView, samples: int) -> list[tuple[float, Game]]:
+        """``samples`` sampled deals for this decision with their weights (``beliefs``, module
+        docstring). With ``beliefs="plays"`` :data:`CANDIDATES` times as many deals are drawn and
+        weighted, and ``samples`` of them are kept by systematic resampling, each weight 1."""
+        others_bid = any(seat != view.seat for seat, _ in view.bids)
+        plays = self.beliefs == "plays" and not view.rules.plan.stock  # draws: no hand to deal again
+        replay = plays or (self.beliefs == "model" and bool(self._hand_decisions(view)))
+        deals = []
+        for _ in range(samples * CANDIDATES if plays else samples):
+            world = view.resample(self.rng)
+            weight = self._bids_weight(world, view) if others_bid else 1.0
+            if replay:
+                weight *= self._replay_weight(world, view.seat, plays)
+            deals.append((weight, world))
+        if not plays:
+            return deals
+        step = sum(weight for weight, _ in deals) / samples
+        point, reached, i, kept = self.rng.random() * step, deals[0][0], 0, []
+        for _ in range(samples):
+            while reached < point and i + 1 < len(deals):
+                i += 1
+                reached += deals[i][0]
+            kept.append((1.0, deals[i][1]))
+            point += step
+        return kept
 
     def _mode(self, view: SeatView) -> str:
         """How this decision is made, one of :data:`DECISION_MODES`: the option of its kind (the
@@ -404,25 +434,48 @@ class PIMCAgent(Agent):
             return []
         return decisions if any(seat != view.seat for seat, _ in decisions) else []
 
-    def _decisions_weight(self, world: Game, seat: int, decisions: list[tuple[int, int]]) -> float:
-        """How well a sampled deal explains the other seats' stand/beg and gift/run ``decisions``
-        (``beliefs="model"``): the hand is dealt again from the sampled cards as dealt (no run), the
-        decisions replayed, and each decision of another seat that the heuristic bot would not have
-        made from its sampled hand multiplies the weight by :data:`DECISION_MISMATCH` — a soft
-        model, as for the bids."""
-        dealt = world.hands if world.start_hands is None else world.start_hands
+    def _replay_weight(self, world: Game, seat: int, plays: bool) -> float:
+        """How well a sampled deal explains the other seats' decisions this hand: the hand is dealt
+        again from the sampled cards (:meth:`_dealt_again`) and its decisions replayed, and each
+        decision of another seat with a choice that the heuristic bot would not have made from its
+        sampled cards multiplies the weight by :data:`DECISION_MISMATCH` — a soft model, as for the
+        bids. The stand/beg and gift/run decisions count unless the cards were run (the hands they
+        were made on are then gone: a sampled deal fixes only the cards each seat received); with
+        ``plays`` (``beliefs="plays"``) the cards played count too, else the replay stops at them."""
+        past = self._dealt_again(world)
+        ran = len(world.turnups) > 1
+        mismatches = 0
+        for kind, who, action in world.hand_log():
+            if kind != EventKind.ACT:
+                continue
+            decision = action in HAND_DECISIONS
+            if not (plays or decision):
+                break
+            counted = (plays and is_play(action)) or (decision and not ran)
+            if who != seat and counted and len(past.legal_actions()) > 1 \
+                    and self._rollout.act(None, SeatView(past, who)) != action:
+                mismatches += 1
+            past.apply(action)
+        return DECISION_MISMATCH ** mismatches
+
+    @staticmethod
+    def _dealt_again(world: Game) -> Game:
+        """The current hand of ``world`` (no stock) dealt again from its cards, at the scores it was
+        dealt at: each seat's cards received (in hand, played, discarded) split into the dealt hand and
+        a packet of three per run (in card order: which were dealt first is not in the deal), the
+        turn-ups where they came."""
+        held = world.hands if world.start_hands is None else world.start_hands
+        received = [[card_str(c) for c in cards_of(h | d)] for h, d in zip(held, world.discards)]
+        size = world.rules.hand_size
+        turnups = [card_str(c) for c in world.turnups]
+        runs = [([cards[size + 3 * k: size + 3 * k + 3] for cards in received], turnup)
+                for k, turnup in enumerate(turnups[1:])]
         scores = list(world.scores)
         for _, _, side, points in world.awards[world.hand_award_start:]:
             scores[side] -= points  # the scores when the hand was dealt
-        deck = stack_deck(world.n, world.dealer, [[card_str(c) for c in cards_of(h)] for h in dealt],
-                          turnup=card_str(world.turnups[0]), joker=world.rules.joker)
-        past = Game(world.rules, dealer=world.dealer, decks=[deck], scores=scores)
-        weight = 1.0
-        for who, action in decisions:
-            if who != seat and self._rollout.act(None, SeatView(past, who)) != action:
-                weight *= DECISION_MISMATCH
-            past.apply(action)
-        return weight
+        deck = stack_deck(world.n, world.dealer, [cards[:size] for cards in received],
+                          turnup=turnups[0] if turnups else None, runs=runs, joker=world.rules.joker)
+        return Game(world.rules, dealer=world.dealer, decks=[deck], scores=scores)
 
     def settings(self, rules: Rules) -> tuple[int, float | str | None]:
         """The (samples, gift_belief) this agent uses in a game under ``rules``: its options, with

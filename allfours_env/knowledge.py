@@ -91,12 +91,13 @@ def seen_draws(game: Game, observer: int) -> list[int]:
 
 def known_voids(game: Game, observer: int | None = None) -> list[int]:
     """For each seat, the bit set of cards the trick play proves it cannot hold among the cards
-    ``observer`` has not seen it get: R3 (neither followed nor trumped: none of the suit led; none of
-    trump is no joker either, RD22), K15 (a forced under-trump: only lower trumps). With a stock (RD10, docs/rules.md D17) a hidden draw ends
-    what was known of the drawer's hand; cards seen drawn are known apart, so what a seat showed
-    about the cards it held stays true of those. ``observer`` (default: nobody, i.e. only what is
-    public) decides which draws are seen. R3 and RD10 are :class:`~allfours_env.visibility.VoidTracker`'s
-    (shared with the observation encoder); K15 is added here."""
+    ``observer`` has not seen it get: R3 (neither followed nor trumped: none of the suit led; none
+    of trump is no joker either, RD22), K15 (a forced under-trump: only lower trumps). With a stock
+    (RD10, docs/rules.md D17) a hidden draw ends what was known of the drawer's hand; cards seen
+    drawn are known apart, so what a seat showed about the cards it held stays true of those.
+    ``observer`` (default: nobody, i.e. only what is public) decides which draws are seen. R3 and
+    RD10 are :class:`~allfours_env.visibility.VoidTracker`'s (shared with the observation encoder);
+    K15 is added here."""
     n = game.n
     trump = game.trump
     if trump < 0:

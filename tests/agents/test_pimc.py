@@ -1,5 +1,6 @@
 """The PIMC bot: legal play everywhere, no peeking, determinism, tactics, and its options."""
 
+import math
 import random
 
 import pytest
@@ -342,8 +343,8 @@ def test_pimc_model_beliefs_weight_a_deal_by_how_well_it_explains_eldests_stand_
     expected = {1.0: 1.0, "mismatch": DECISION_MISMATCH}
     strong = _eldest_holding(game, "AC JC QC 2C AS AH")
     weak = _eldest_holding(game, "3H 4H 5H 6S 7S 9S")
-    assert agent._decisions_weight(strong, 0, decisions) == expected[strong_weight]
-    assert agent._decisions_weight(weak, 0, decisions) == expected[weak_weight]
+    assert agent._replay_weight(strong, 0, plays=False) == expected[strong_weight]
+    assert agent._replay_weight(weak, 0, plays=False) == expected[weak_weight]
     assert agent._hand_decisions(SeatView(game, 1)) == ([] if move == "stand" else decisions)
 
 
@@ -356,8 +357,66 @@ def test_pimc_model_beliefs_ignore_the_decisions_of_a_hand_whose_cards_were_run(
     assert PIMCAgent._hand_decisions(SeatView(game, 0)) == []
 
 
+@pytest.mark.parametrize("preset, num_players", [
+    ("auction_pitch", 4), ("pitch_with_joker", 4), ("trinidad", 4), ("seven_up", 3), ("all_fours", 2),
+    ("blind_all_fours", 2)])
+def test_pimc_play_beliefs_replay_the_hand_and_weigh_the_deal_by_the_plays_it_explains(
+        preset, num_players):
+    """``beliefs=plays``: a sampled deal is dealt again (runs and discards included) and the hand's
+    decisions replayed — every one legal, so the deal is consistent with all the play. Against
+    heuristic players the real deal explains every decision (weight 1); sampled deals that would
+    have made a heuristic player play otherwise weigh DECISION_MISMATCH per such play."""
+    from agents.heuristic import HeuristicAgent
+    from agents.pimc import DECISION_MISMATCH, PIMCAgent
+
+    rules = Rules.make(preset, num_players)
+    agent, bot = PIMCAgent(seed=0, beliefs="plays"), HeuristicAgent(seed=0)
+    rng = random.Random(preset)
+    checked = lighter = 0
+    for seed in range(2):
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            view = SeatView(game, game.current_player)
+            if game.trump >= 0 and game.hand_log() and rng.random() < 0.3:
+                assert agent._replay_weight(game, view.seat, plays=True) == 1.0
+                weight = agent._replay_weight(view.resample(rng), view.seat, plays=True)
+                mismatches = round(math.log(weight) / math.log(DECISION_MISMATCH))
+                assert weight == pytest.approx(DECISION_MISMATCH ** mismatches)
+                checked += 1
+                lighter += weight < 1.0
+            game.apply(bot.act(None, view))
+    assert checked > 20 and lighter > 0
+
+
+def test_pimc_play_beliefs_keep_the_sampled_deals_that_explain_the_play(monkeypatch):
+    """``beliefs=plays`` draws CANDIDATES deals per deal kept and keeps ``samples`` of them in
+    proportion to their weights, each weighing 1: deals the heuristic players' cards rule out are
+    kept less often than drawn."""
+    from agents.heuristic import HeuristicAgent
+    from agents.pimc import CANDIDATES, PIMCAgent
+
+    rules = Rules.make("auction_pitch", 4)
+    game, bot = Game(rules, seed=3), HeuristicAgent(seed=0)
+    while len(game.trick_cards) != 3 or game.captured_points == [0] * 4:  # a trick or more played
+        game.apply(bot.act(None, SeatView(game, game.current_player)))
+    view = SeatView(game, game.current_player)
+    agent = PIMCAgent(seed=0, beliefs="plays")
+    weights = []
+    real = PIMCAgent._replay_weight
+
+    def spy(self, world, seat, plays):
+        weights.append(real(self, world, seat, plays))
+        return weights[-1]
+
+    monkeypatch.setattr(PIMCAgent, "_replay_weight", spy)
+    deals = agent._deals(view, 16)
+    assert len(weights) == 16 * CANDIDATES and [w for w, _ in deals] == [1.0] * 16
+    kept = [real(agent, world, view.seat, True) for _, world in deals]
+    assert sum(kept) / len(kept) > sum(weights) / len(weights)
+
+
 def test_pimc_rejects_an_unknown_beliefs_mode():
-    with pytest.raises(ValueError, match="beliefs must be one of uniform, model, got 'psychic'"):
+    with pytest.raises(ValueError, match="beliefs must be one of uniform, model, plays, got 'psychic'"):
         make_agent("pimc:beliefs=psychic")
 
 
