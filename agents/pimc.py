@@ -134,7 +134,8 @@ AUTO_SETTINGS = {2: (40, MODEL), 3: (20, 0.25), 4: (20, 0.25)}
 # Samples by trump selection and number of players where the game has no beg (a stock, an auction).
 AUTO_SAMPLES = {TrumpSelection.STOCK_TOP: {2: 8}, TrumpSelection.AUCTION: {2: 20, 3: 16, 4: 16}}
 BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would not have made
-#: Weight of a sampled deal per stand/beg or gift/run of another seat the model would not have made.
+#: Weight of a sampled deal per stand/beg, gift/run (or, with beliefs="plays", card) of another seat
+#: that the model would not have made.
 DECISION_MISMATCH = 0.25
 #: The values of the ``beliefs`` option: how the sampled deals are weighted (module docstring).
 BELIEF_MODES = ("uniform", "model", "plays")
