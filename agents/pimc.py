@@ -15,7 +15,7 @@ cards, the decisions replayed, and every one the heuristic bot (the model of the
 in the rollouts) would not have made from its sampled hand multiplies the deal's weight by
 :data:`DECISION_MISMATCH` — a soft model, so players unlike the heuristic bot leave every deal some
 weight. Once the cards were run, the hands as dealt are gone and the deals keep equal weights.
-``beliefs="uniform"`` weights every deal alike (the default is ``"model"``).
+``beliefs="uniform"`` weights every deal alike.
 
 **What the others' cards tell** (``beliefs="plays"``; no stock): the same soft model extended to
 the card play — every card another seat played with a choice (and its stand/beg, gift/run before a
@@ -24,6 +24,11 @@ weight by :data:`DECISION_MISMATCH`. The hand is dealt again from the cards each
 (after a run: its dealt cards and packets in any split, the turn-ups where they came) and replayed
 to the decision. Such weights soon differ by powers of four, so :data:`CANDIDATES` times the deals
 are drawn and ``samples`` of them kept by systematic resampling (each kept deal then weighs 1).
+
+``beliefs="auto"`` (the default, :data:`AUTO_BELIEFS`): ``"plays"`` where four players play each
+alone (auction_pitch, pitch_with_joker), where reading the cards played won more against the
+heuristic bot; ``"model"`` with two sides (two players, partnerships: in trinidad 4p ``"plays"``
+gained nothing in games) and with three players, where it is not measured (docs/bots.md).
 
 * **Trick play**: the rest of the hand is solved exactly by :class:`~agents.solver.HandSolver`
   (scoring by the rules and the target). With two sides (two players, partnerships) by alpha-beta.
@@ -138,7 +143,9 @@ BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would n
 #: that the model would not have made.
 DECISION_MISMATCH = 0.25
 #: The values of the ``beliefs`` option: how the sampled deals are weighted (module docstring).
-BELIEF_MODES = ("uniform", "model", "plays")
+BELIEF_MODES = (AUTO, "uniform", "model", "plays")
+#: ``beliefs="auto"``: how the sampled deals are weighted, by number of sides (module docstring).
+AUTO_BELIEFS = {2: "model", 3: "model", 4: "plays"}
 HAND_DECISIONS = (STAND, BEG, GIFT, RUN)
 #: ``beliefs="plays"``: deals drawn per deal kept, before the resampling by weight.
 CANDIDATES = 3
@@ -214,7 +221,7 @@ class PIMCAgent(Agent):
         gift: str = "search",
         pitch: str = "search",
         play: str = "search",
-        beliefs: str = "model",
+        beliefs: str = AUTO,
     ) -> None:
         super().__init__(seed)
         if beliefs not in BELIEF_MODES:
@@ -299,8 +306,9 @@ class PIMCAgent(Agent):
         docstring). With ``beliefs="plays"`` :data:`CANDIDATES` times as many deals are drawn and
         weighted, and ``samples`` of them are kept by systematic resampling, each weight 1."""
         others_bid = any(seat != view.seat for seat, _ in view.bids)
-        plays = self.beliefs == "plays" and not view.rules.plan.stock  # draws: no hand to deal again
-        replay = plays or (self.beliefs == "model" and bool(self._hand_decisions(view)))
+        beliefs = self.belief_mode(view.rules)
+        plays = beliefs == "plays" and not view.rules.plan.stock  # draws: no hand to deal again
+        replay = plays or (beliefs == "model" and bool(self._hand_decisions(view)))
         deals = []
         for _ in range(samples * CANDIDATES if plays else samples):
             world = view.resample(self.rng)
@@ -490,6 +498,11 @@ class PIMCAgent(Agent):
         """How this agent bids in a game under ``rules``: its ``bids`` option, ``"auto"`` taken from
         :data:`AUTO_BIDS`."""
         return AUTO_BIDS[rules.num_players] if self.bids == AUTO else self.bids
+
+    def belief_mode(self, rules: Rules) -> str:
+        """How this agent weights its sampled deals in a game under ``rules``: its ``beliefs``
+        option, ``"auto"`` taken from :data:`AUTO_BELIEFS` by the number of sides."""
+        return AUTO_BELIEFS[rules.num_sides] if self.beliefs == AUTO else self.beliefs
 
     @staticmethod
     def _cost(action: int, view: SeatView) -> tuple[float, int]:

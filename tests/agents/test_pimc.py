@@ -416,8 +416,22 @@ def test_pimc_play_beliefs_keep_the_sampled_deals_that_explain_the_play(monkeypa
 
 
 def test_pimc_rejects_an_unknown_beliefs_mode():
-    with pytest.raises(ValueError, match="beliefs must be one of uniform, model, plays, got 'psychic'"):
+    with pytest.raises(ValueError, match="beliefs must be one of auto, uniform, model, plays, got 'psychic'"):
         make_agent("pimc:beliefs=psychic")
+
+
+@pytest.mark.parametrize(("preset", "players", "expected"), [
+    ("seven_up", 2, "model"), ("seven_up", 3, "model"), ("auction_pitch", 3, "model"),
+    ("trinidad", 4, "model"), ("don", 4, "model"),
+    ("auction_pitch", 4, "plays"), ("pitch_with_joker", 4, "plays"),
+])
+def test_pimc_auto_beliefs_read_the_cards_played_where_four_play_alone(preset, players, expected):
+    """``beliefs="auto"`` (the default) weighs the deals by the cards played where four players
+    play each alone, by the stand/beg and gift/run with two sides (partnerships included) and three
+    players; a named mode is kept in every game."""
+    rules = Rules.make(preset, players)
+    assert make_agent("pimc").belief_mode(rules) == expected
+    assert make_agent("pimc:beliefs=uniform").belief_mode(rules) == "uniform"
 
 
 def test_pimc_model_gift_belief_values_a_beg_by_the_answer_the_heuristic_dealer_gives_in_each_deal(
