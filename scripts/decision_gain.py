@@ -2,12 +2,14 @@
 
     python scripts/decision_gain.py pimc pimc:bids=search --preset auction_pitch --players 4
     python scripts/decision_gain.py pimc:samples=32 --preset pitch_with_joker --players 4 --positions 400
+    python scripts/decision_gain.py pimc --preset trinidad --players 4 --decisions beg,gift_or_run
 
 Whole games are a slow way to compare two versions of a search bot: 504 four-player games take 20
 minutes of both cores and still leave an interval of ±4 points. This screen asks a narrower
 question. It plays games of ``heuristic`` against itself (seed ``--seed``) and stops at
-``--positions`` of their decisions (the bids, the pitch and the card play, one seat's turn with a
-choice). At each, every AGENT decides from the seat's view; where it chooses otherwise than
+``--positions`` of their decisions (one seat's turn with a choice, in the phases of ``--decisions``:
+by default the bids, the pitch and the card play; ``beg`` and ``gift_or_run`` add the stand/beg and
+the gift/run). At each, every AGENT decides from the seat's view; where it chooses otherwise than
 ``heuristic``, both actions are played out in the real deal — every seat then plays as ``heuristic``
 to the end of the hand — and the difference of their values for the seat's side is the decision's
 gain, in two currencies: the hand's points (the side's points minus the others' mean) and the
@@ -38,12 +40,15 @@ from allfours_env.engine import Game  # noqa: E402
 from allfours_env.events import Phase  # noqa: E402
 from allfours_env.knowledge import SeatView  # noqa: E402
 
-SCREENED = (Phase.BID, Phase.PLAY)  # the decisions screened: the auction, the pitch, the card play
+SCREENED = (Phase.BID, Phase.PLAY)  # the decisions screened by default: the auction, the pitch, the card play
+#: The phases ``--decisions`` may name.
+PHASES = (Phase.BEG, Phase.GIFT_OR_RUN, Phase.BID, Phase.PLAY)
 _MAX_STEPS = 500
 
 
-def positions(rules: Rules, count: int, seed: int) -> list[Game]:
-    """``count`` decisions of ``heuristic`` self-play with a choice, as copies of the game."""
+def positions(rules: Rules, count: int, seed: int, phases: tuple[Phase, ...] = SCREENED) -> list[Game]:
+    """``count`` decisions of ``heuristic`` self-play with a choice in ``phases``, as copies of the
+    game."""
     found: list[Game] = []
     game_seed = seed
     while len(found) < count:
@@ -52,7 +57,7 @@ def positions(rules: Rules, count: int, seed: int) -> list[Game]:
         while game.phase != Phase.GAME_OVER and len(found) < count:
             seat = game.current_player
             view = SeatView(game, seat)
-            if game.phase in SCREENED and len(view.legal_actions()) > 1:
+            if game.phase in phases and len(view.legal_actions()) > 1:
                 found.append(game.copy())
             game.apply(players[seat].act(None, view))
         game_seed += 1_000_003
@@ -75,15 +80,16 @@ def play_out(position: Game, action: int, side: int) -> tuple[float, float]:
     raise AssertionError("the play-out did not finish the hand")
 
 
-def screen(specs: list[str], rules: Rules, count: int, seed: int
+def screen(specs: list[str], rules: Rules, count: int, seed: int, phases: tuple[Phase, ...] = SCREENED
            ) -> tuple[list[list[tuple[float, float]]], list[float]]:
     """For each agent of ``specs``: the (points, value) gain of each of its decisions that differs
-    from ``heuristic``'s over ``count`` positions (module docstring), and its CPU seconds deciding."""
+    from ``heuristic``'s over ``count`` positions in ``phases`` (module docstring), and its CPU
+    seconds deciding."""
     agents = [make_agent(spec, seed=seed) for spec in specs]
     reference = make_agent("heuristic", seed=seed)
     gains: list[list[tuple[float, float]]] = [[] for _ in agents]
     seconds = [0.0] * len(agents)
-    for game in positions(rules, count, seed):
+    for game in positions(rules, count, seed, phases):
         seat = game.current_player
         side = rules.side_of(seat)
         usual = reference.act(None, SeatView(game, seat))
@@ -108,18 +114,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--positions", type=int, default=300, help="decisions screened (default 300)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--decisions", default="bid,play",
+                        help="phases screened, comma-separated: beg, gift_or_run, bid, play "
+                             "(default bid,play)")
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error(f"--positions must be >= 1, got {args.positions}")
+    names = {phase.label: phase for phase in PHASES}
+    asked = [name.strip() for name in args.decisions.split(",")]
+    unknown = [name for name in asked if name not in names]
+    if unknown or not asked:
+        parser.error(f"--decisions: unknown phase {', '.join(unknown) or repr(args.decisions)}; "
+                     f"name some of {', '.join(names)}, comma-separated")
+    phases = tuple(names[name] for name in dict.fromkeys(asked))
     try:
         rules = Rules.make(args.preset, args.players)
         for spec in args.agents:
             make_agent(spec)
     except ValueError as error:
         parser.error(str(error))
-    gains, seconds = screen(args.agents, rules, args.positions, args.seed)
+    gains, seconds = screen(args.agents, rules, args.positions, args.seed, phases)
     count = args.positions
-    print(f"{args.preset} {args.players}p, {count} decisions of heuristic self-play, seed {args.seed}")
+    print(f"{args.preset} {args.players}p, {count} decisions of heuristic self-play "
+          f"({', '.join(phase.label for phase in phases)}), seed {args.seed}")
     print(f"{'agent':36} {'deviates':>9} {'currency':>9} {'gain/deviation (SE)':>20} {'gain/decision':>14} "
           f"{'ms/decision':>12}")
     for spec, found, spent in zip(args.agents, gains, seconds):

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from allfours_env import Rules
+from allfours_env.events import Phase
 
 _PATH = Path(__file__).resolve().parents[2] / "scripts" / "decision_gain.py"
 _SPEC = importlib.util.spec_from_file_location("decision_gain", _PATH)
@@ -29,10 +30,22 @@ def test_the_positions_are_decisions_with_a_choice_in_the_screened_phases():
         assert len(game.legal_actions()) > 1
 
 
+def test_the_stand_beg_and_gift_run_can_be_screened():
+    """``--decisions beg,gift_or_run``: positions in those phases only, and random's stand/beg and
+    gift/run, which deviate from heuristic's in some of them, are played out to the hand's end."""
+    rules = Rules.make("seven_up", 2)
+    phases = (Phase.BEG, Phase.GIFT_OR_RUN)
+    found = decision_gain.positions(rules, 20, seed=0, phases=phases)
+    assert {game.phase for game in found} == set(phases)
+    gains, _ = decision_gain.screen(["heuristic", "random"], rules, 40, seed=1, phases=phases)
+    assert gains[0] == [] and len(gains[1]) > 5
+
+
 @pytest.mark.parametrize("argv, message", [
     (["heuristic", "--preset", "bridge"], "bridge"),
     (["pimc:samples=0"], "samples"),
     (["heuristic", "--positions", "0"], "--positions must be >= 1"),
+    (["heuristic", "--decisions", "beg,discard"], "unknown phase discard"),
 ])
 def test_bad_arguments_are_one_line_errors_before_any_work(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
