@@ -44,14 +44,20 @@ SCREENED = (Phase.BID, Phase.PLAY)  # the decisions screened by default: the auc
 #: The phases ``--decisions`` may name.
 PHASES = (Phase.BEG, Phase.GIFT_OR_RUN, Phase.BID, Phase.PLAY)
 _MAX_STEPS = 500
+#: Games of self-play without a decision in the screened phases before the screen gives up.
+_BARREN_GAMES = 20
 
 
 def positions(rules: Rules, count: int, seed: int, phases: tuple[Phase, ...] = SCREENED) -> list[Game]:
     """``count`` decisions of ``heuristic`` self-play with a choice in ``phases``, as copies of the
-    game."""
+    game. A ValueError when games go by without one (a phase the preset does not have)."""
     found: list[Game] = []
-    game_seed = seed
+    game_seed, barren = seed, 0
     while len(found) < count:
+        if barren == _BARREN_GAMES:
+            raise ValueError(f"{_BARREN_GAMES} games of {rules.preset} had no decision with a choice in "
+                             f"{', '.join(phase.label for phase in phases)}: screen phases this preset has")
+        before = len(found)
         players = [make_agent("heuristic", seed=game_seed * 16 + s) for s in range(rules.num_players)]
         game = Game(rules, seed=game_seed)
         while game.phase != Phase.GAME_OVER and len(found) < count:
@@ -60,6 +66,7 @@ def positions(rules: Rules, count: int, seed: int, phases: tuple[Phase, ...] = S
             if game.phase in phases and len(view.legal_actions()) > 1:
                 found.append(game.copy())
             game.apply(players[seat].act(None, view))
+        barren = barren + 1 if len(found) == before else 0
         game_seed += 1_000_003
     return found
 
@@ -123,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     names = {phase.label: phase for phase in PHASES}
     asked = [name.strip() for name in args.decisions.split(",")]
     unknown = [name for name in asked if name not in names]
-    if unknown or not asked:
+    if unknown:
         parser.error(f"--decisions: unknown phase {', '.join(unknown) or repr(args.decisions)}; "
                      f"name some of {', '.join(names)}, comma-separated")
     phases = tuple(names[name] for name in dict.fromkeys(asked))
@@ -133,7 +140,10 @@ def main(argv: list[str] | None = None) -> None:
             make_agent(spec)
     except ValueError as error:
         parser.error(str(error))
-    gains, seconds = screen(args.agents, rules, args.positions, args.seed, phases)
+    try:
+        gains, seconds = screen(args.agents, rules, args.positions, args.seed, phases)
+    except ValueError as error:
+        parser.error(str(error))
     count = args.positions
     print(f"{args.preset} {args.players}p, {count} decisions of heuristic self-play "
           f"({', '.join(phase.label for phase in phases)}), seed {args.seed}")

@@ -46,6 +46,7 @@ def test_the_stand_beg_and_gift_run_can_be_screened():
     (["pimc:samples=0"], "samples"),
     (["heuristic", "--positions", "0"], "--positions must be >= 1"),
     (["heuristic", "--decisions", "beg,discard"], "unknown phase discard"),
+    (["heuristic", "--preset", "auction_pitch", "--decisions", "beg"], "no decision with a choice in beg"),
 ])
 def test_bad_arguments_are_one_line_errors_before_any_work(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
