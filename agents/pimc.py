@@ -25,6 +25,12 @@ weight by :data:`DECISION_MISMATCH`. The hand is dealt again from the cards each
 to the decision. Such weights soon differ by powers of four, so :data:`CANDIDATES` times the deals
 are drawn and ``samples`` of them kept by systematic resampling (each kept deal then weighs 1).
 
+``beliefs="opponents"``: as ``"plays"``, but a partner's cards played do not count (its stand/beg and
+gift/run still do). A partner is most often this bot itself, whose searched card play leaves the
+heuristic bot's choice in about four decisions of ten: read as the heuristic bot's, each such card
+would cut the weight of the real deal by :data:`DECISION_MISMATCH` and skew the belief about the
+partner's hand, the one hand this seat plays with.
+
 ``beliefs="auto"`` (the default, :data:`AUTO_BELIEFS`): ``"plays"`` where four players play each
 alone (auction_pitch, pitch_with_joker), where reading the cards played won more against the
 heuristic bot; ``"model"`` with two sides (two players, partnerships: in trinidad 4p ``"plays"``
@@ -143,7 +149,9 @@ BID_MISMATCH = 0.25  # weight of a sampled deal per bid the bidder model would n
 #: that the model would not have made.
 DECISION_MISMATCH = 0.25
 #: The values of the ``beliefs`` option: how the sampled deals are weighted (module docstring).
-BELIEF_MODES = (AUTO, "uniform", "model", "plays")
+BELIEF_MODES = (AUTO, "uniform", "model", "plays", "opponents")
+#: The ``beliefs`` modes that read the cards played (module docstring).
+PLAY_BELIEFS = ("plays", "opponents")
 #: ``beliefs="auto"``: how the sampled deals are weighted, by number of sides (module docstring).
 AUTO_BELIEFS = {2: "model", 3: "model", 4: "plays"}
 HAND_DECISIONS = (STAND, BEG, GIFT, RUN)
@@ -307,14 +315,15 @@ class PIMCAgent(Agent):
         weighted, and ``samples`` of them are kept by systematic resampling, each weight 1."""
         others_bid = any(seat != view.seat for seat, _ in view.bids)
         beliefs = self.belief_mode(view.rules)
-        plays = beliefs == "plays" and not view.rules.plan.stock  # draws: no hand to deal again
+        plays = beliefs in PLAY_BELIEFS and not view.rules.plan.stock  # draws: no hand to deal again
         replay = plays or (beliefs == "model" and bool(self._hand_decisions(view)))
         deals = []
         for _ in range(samples * CANDIDATES if plays else samples):
             world = view.resample(self.rng)
             weight = self._bids_weight(world, view) if others_bid else 1.0
             if replay:
-                weight *= self._replay_weight(world, view.seat, plays)
+                weight *= self._replay_weight(world, view.seat, plays,
+                                              partner_plays=beliefs != "opponents")
             deals.append((weight, world))
         if not plays:
             return deals
@@ -443,15 +452,19 @@ class PIMCAgent(Agent):
             return []
         return decisions if any(seat != view.seat for seat, _ in decisions) else []
 
-    def _replay_weight(self, world: Game, seat: int, plays: bool) -> float:
+    def _replay_weight(self, world: Game, seat: int, plays: bool,
+                       partner_plays: bool = True) -> float:
         """How well a sampled deal explains the other seats' decisions this hand: the hand is dealt
         again from the sampled cards (:meth:`_dealt_again`) and its decisions replayed, and each
         decision of another seat with a choice that the heuristic bot would not have made from its
         sampled cards multiplies the weight by :data:`DECISION_MISMATCH` — a soft model, as for the
         bids. The stand/beg and gift/run decisions count unless the cards were run (the hands they
         were made on are then gone: a sampled deal fixes only the cards each seat received); with
-        ``plays`` (``beliefs="plays"``) the cards played count too, else the replay stops at them."""
+        ``plays`` (``beliefs="plays"``) the cards played count too, else the replay stops at them;
+        without ``partner_plays`` (``beliefs="opponents"``) not those of this seat's partners."""
         past = self._dealt_again(world)
+        side_of = world.rules.side_of
+        side = side_of(seat)
         ran = len(world.turnups) > 1
         mismatches = 0
         for kind, who, action in world.hand_log():
@@ -460,7 +473,8 @@ class PIMCAgent(Agent):
             decision = action in HAND_DECISIONS
             if not (plays or decision):
                 break
-            counted = (plays and is_play(action)) or (decision and not ran)
+            card_read = plays and is_play(action) and (partner_plays or side_of(who) != side)
+            counted = card_read or (decision and not ran)
             if who != seat and counted and len(past.legal_actions()) > 1 \
                     and self._rollout.act(None, SeatView(past, who)) != action:
                 mismatches += 1

@@ -11,6 +11,7 @@ from agents.arena import play_game
 from agents.pimc import AUTO_SAMPLES, AUTO_SETTINGS
 from allfours_env import Game, Rules, str_to_action
 from allfours_env.engine import stack_deck
+from allfours_env.events import Phase
 from allfours_env.knowledge import SeatView
 from conftest import ALL_PRESET_PLAYERS, play, stacked_game
 
@@ -404,8 +405,8 @@ def test_pimc_play_beliefs_keep_the_sampled_deals_that_explain_the_play(monkeypa
     weights = []
     real = PIMCAgent._replay_weight
 
-    def spy(self, world, seat, plays):
-        weights.append(real(self, world, seat, plays))
+    def spy(self, world, seat, plays, partner_plays=True):
+        weights.append(real(self, world, seat, plays, partner_plays))
         return weights[-1]
 
     monkeypatch.setattr(PIMCAgent, "_replay_weight", spy)
@@ -415,8 +416,36 @@ def test_pimc_play_beliefs_keep_the_sampled_deals_that_explain_the_play(monkeypa
     assert sum(kept) / len(kept) > sum(weights) / len(weights)
 
 
+def test_pimc_opponent_beliefs_leave_out_the_partners_cards():
+    """``beliefs=opponents``: a partner who plays unlike the heuristic bot (here at random) does not
+    make the real deal lighter, as it does with ``beliefs=plays``; the opponents' cards still count —
+    sampled deals that would have made a heuristic opponent play otherwise weigh less."""
+    from agents.heuristic import HeuristicAgent
+    from agents.pimc import PIMCAgent
+
+    rules = Rules.make("trinidad", 4)
+    agent, bot, seat = PIMCAgent(seed=0, beliefs="opponents"), HeuristicAgent(seed=0), 0
+    partner = next(s for s in range(4) if s != seat and rules.side_of(s) == rules.side_of(seat))
+    sampled = []
+    for seed in range(3):
+        game, rng = Game(rules, seed=seed), random.Random(seed)
+        while not (game.phase == Phase.PLAY and game.current_player == seat and not game.trick_cards
+                   and game.hand_log() and sum(h.bit_count() for h in game.hands) <= 16):
+            if game.current_player == partner and game.phase == Phase.PLAY:
+                game.apply(rng.choice(game.legal_actions()))
+            else:
+                game.apply(bot.act(None, SeatView(game, game.current_player)))
+        assert agent._replay_weight(game, seat, plays=True, partner_plays=False) == 1.0
+        assert agent._replay_weight(game, seat, plays=True) < 1.0
+        view = SeatView(game, seat)
+        sampled += [agent._replay_weight(view.resample(rng), seat, plays=True, partner_plays=False)
+                    for _ in range(10)]
+    assert sum(weight < 1.0 for weight in sampled) > len(sampled) / 2
+
+
 def test_pimc_rejects_an_unknown_beliefs_mode():
-    with pytest.raises(ValueError, match="beliefs must be one of auto, uniform, model, plays, got 'psychic'"):
+    expected = "beliefs must be one of auto, uniform, model, plays, opponents, got 'psychic'"
+    with pytest.raises(ValueError, match=expected):
         make_agent("pimc:beliefs=psychic")
 
 
